@@ -1,0 +1,73 @@
+// One flat ESLint config for the whole workspace. Module boundaries are enforced by tag:
+//   type:api      the generated kubelet APIs           -> nothing
+//   type:util     topology (sysfs, NUMA, PCIe)         -> api
+//   type:core     the plugin lifecycle                 -> api, util
+//   type:testing  kubelet-sim (tests core, so no core) -> api
+//   type:app      standalone agents (monitor)          -> api, util
+//   type:plugin   one per device family (+ scope:<d>)  -> core, api, util; tests also testing
+//   type:tool     tools/: may use anything; nothing may import it
+// No plugin can import another plugin: plugins are not among what type:plugin may depend on.
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+
+const boundaries = (extra) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    allow: [],
+    depConstraints: [
+      { sourceTag: 'type:api', onlyDependOnLibsWithTags: [] },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:api'] },
+      { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:api'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
+      {
+        sourceTag: 'type:plugin',
+        onlyDependOnLibsWithTags: ['type:core', 'type:api', 'type:util', ...extra],
+      },
+      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
+      { sourceTag: '*', notDependOnLibsWithTags: ['type:tool'] },
+    ],
+  },
+];
+
+export default [
+  { ignores: ['**/dist', '**/src/gen', '**/node_modules', 'reports', 'coverage', '.nx'] },
+  ...nx.configs['flat/base'],
+  ...nx.configs['flat/typescript'],
+  ...nx.configs['flat/javascript'],
+  {
+    files: ['**/*.ts', '**/*.js', '**/*.mjs', '**/*.cjs'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries([]),
+      'no-restricted-properties': [
+        'error',
+        ...['describe', 'it', 'test'].map((object) => ({
+          object,
+          property: 'only',
+          message: 'Focused tests skip the rest of the suite; remove .only.',
+        })),
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // Tests (and only tests) may drive code with the kubelet simulator.
+    files: ['**/*.spec.ts'],
+    rules: { '@nx/enforce-module-boundaries': boundaries(['type:testing']) },
+  },
+  {
+    // Config files reach shared settings in tools/ by path; they are not part of any package's code.
+    files: ['**/jest.config.cjs'],
+    rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  prettier,
+];
