@@ -1,0 +1,60 @@
+// Public API of @kdp/api: the kubelet's gRPC APIs and the rules around them.
+
+export {
+  CheckpointFileName,
+  DeviceIdMaxLength,
+  DevicePluginPath,
+  DevicePluginType,
+  EndpointStopGracePeriodMs,
+  Healthy,
+  KubeletSocket,
+  KubeletSocketName,
+  PluginDialTimeoutMs,
+  PluginsRegistryPath,
+  PodResourcesSocket,
+  PreStartContainerTimeoutSeconds,
+  SupportedVersions,
+  UnixSocketPathMaxBytes,
+  Unhealthy,
+  V1alphaVersion,
+  Version,
+} from './constants';
+export { validateResourceName } from './validate-resource-name';
+export type { ResourceNameValidation } from './validate-resource-name';
+
+// Device plugin API v1beta1 (proto package `v1beta1`): messages, services and clients.
+export {
+  AllocateRequest,
+  AllocateResponse,
+  CDIDevice,
+  ContainerAllocateRequest,
+  ContainerAllocateResponse,
+  ContainerPreferredAllocationRequest,
+  ContainerPreferredAllocationResponse,
+  Device,
+  DevicePluginClient,
+  DevicePluginOptions,
+  DevicePluginService,
+  DeviceSpec,
+  Empty,
+  ListAndWatchResponse,
+  Mount,
+  NUMANode,
+  PreferredAllocationRequest,
+  PreferredAllocationResponse,
+  PreStartContainerRequest,
+  PreStartContainerResponse,
+  RegisterRequest,
+  RegistrationClient,
+  RegistrationService,
+  TopologyInfo,
+} from './gen/deviceplugin/v1beta1/api';
+export type { DevicePluginServer, RegistrationServer } from './gen/deviceplugin/v1beta1/api';
+
+// The other three APIs, one namespace each because their message names overlap with v1beta1's.
+/** Device plugin API v1alpha (proto package `deviceplugin`, version string `v1alpha2`). */
+export * as v1alpha from './gen/deviceplugin/v1alpha/api';
+/** Pod-resources API v1 (proto package `v1`), served by the kubelet for monitoring agents. */
+export * as podresources from './gen/podresources/v1/api';
+/** Plugin-watcher registration API v1 (proto package `pluginregistration`). */
+export * as pluginregistration from './gen/pluginregistration/v1/api';
