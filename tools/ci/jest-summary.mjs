@@ -4,43 +4,44 @@
 // a test file that failed to run at all (syntax error, failing import) each count as one failure, so a
 // broken suite can never make the count look better. Exit code 1 when anything failed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const nx = join(root, 'node_modules/nx/bin/nx.js');
 
+/** Every Nx project with a `test` target, and where its jest --json results land (see nx.json). */
 function projectsWithTests() {
-  const names = JSON.parse(
-    execFileSync(process.execPath, [nx, 'show', 'projects', '--withTarget', 'test', '--json'], {
+  const dir = mkdtempSync(join(tmpdir(), 'kdp-graph-'));
+  try {
+    const file = join(dir, 'graph.json');
+    execFileSync(join(root, 'node_modules/.bin/nx'), ['graph', `--file=${file}`], {
       cwd: root,
-      encoding: 'utf8',
-    }),
-  );
-  return names.sort().map((name) => {
-    const project = JSON.parse(
-      execFileSync(process.execPath, [nx, 'show', 'project', name, '--json'], {
-        cwd: root,
-        encoding: 'utf8',
-      }),
-    );
-    return { name, results: join(root, 'reports/jest', `${project.root}.json`) };
-  });
+      stdio: 'ignore',
+    });
+    const { nodes } = JSON.parse(readFileSync(file, 'utf8')).graph;
+    return Object.entries(nodes)
+      .filter(([, node]) => 'test' in node.data.targets)
+      .map(([name, node]) => ({ name, results: join(root, 'reports/jest', `${node.data.root}.json`) }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 let passed = 0;
 let failed = 0;
 for (const { name, results } of projectsWithTests()) {
   if (!existsSync(results)) {
-    console.error(`${name}: no jest results at ${results}; counted as 1 failure`);
+    console.log(`${name}: no jest results at ${results}; counted as 1 failure`);
     failed += 1;
     continue;
   }
   const report = JSON.parse(readFileSync(results, 'utf8'));
   const brokenFiles = report.numRuntimeErrorTestSuites ?? 0;
-  if (brokenFiles > 0) console.error(`${name}: ${brokenFiles} test file(s) failed to run`);
-  console.error(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  if (brokenFiles > 0) console.log(`${name}: ${brokenFiles} test file(s) failed to run`);
+  console.log(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
   passed += report.numPassedTests;
   failed += report.numFailedTests + brokenFiles;
 }
