@@ -41,7 +41,7 @@ for (const { name, results } of projectsWithTests()) {
   const report = JSON.parse(readFileSync(results, 'utf8'));
   const brokenFiles = report.numRuntimeErrorTestSuites ?? 0;
   if (brokenFiles > 0) console.log(`${name}: ${brokenFiles} test file(s) failed to run`);
-  console.log(`${name}: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+  console.log(`${name}: ${report.numPassedTests} tests passed, ${report.numFailedTests} tests failed`);
   passed += report.numPassedTests;
   failed += report.numFailedTests + brokenFiles;
 }
