@@ -1,0 +1,225 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+
+/** One NUMA node of a fixture machine. */
+export interface NumaNodeSpec {
+  readonly id: number;
+  /** cpulist ("0-15"); "" for a memory-only node. */
+  readonly cpus: string;
+  /** The node's `distance` line, one entry per online node; omitted = no distance file. */
+  readonly distances?: readonly number[];
+  /** MemTotal in KiB for `meminfo`; default 16 GiB. */
+  readonly memTotalKiB?: number;
+}
+
+/** One PCI function of a fixture machine. */
+export interface PciDeviceSpec {
+  /** Domain:bus:device.function, e.g. "0000:3b:00.0". */
+  readonly address: string;
+  /** Address of the parent bridge (added before); omitted = directly under the root complex pci<domain>:<bus>. */
+  readonly parent?: string;
+  readonly vendor?: string;
+  readonly device?: string;
+  readonly subsystemVendor?: string;
+  readonly subsystemDevice?: string;
+  /** Six hex digits with 0x, e.g. "0x030200"; default "0x000000". */
+  readonly class?: string;
+  readonly revision?: string;
+  /** Name of the bound driver; omitted = unbound. */
+  readonly driver?: string;
+  /** Content of `numa_node`; default -1. */
+  readonly numaNode?: number | string;
+  /** Content of `local_cpulist`; default the cpulist of `numaNode` when that node was added. */
+  readonly localCpulist?: string;
+  readonly iommuGroup?: number;
+  readonly sriovTotalVfs?: number;
+  /** Content of `sriov_numvfs`; default the number of VFs added with `physfn` pointing here (0 before any). */
+  readonly sriovNumVfs?: number;
+  /** For a VF: the PF's address (added before); creates `physfn` here and `virtfn<vfIndex>` in the PF. */
+  readonly physfn?: string;
+  readonly vfIndex?: number;
+  /** More attribute files, name → content (names may contain "/" for subdirectories). */
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+/** A class device (/sys/class/<class>/<name>), placed under a PCI function when `pciAddress` is given. */
+export interface ClassDeviceSpec {
+  readonly pciAddress?: string;
+  /** Directory under the PCI function that holds the class directory, e.g. "net" (default the class name). */
+  readonly subdir?: string;
+  /** Content of `dev` ("major:minor"), for char devices. */
+  readonly dev?: string;
+  readonly attributes?: Readonly<Record<string, string>>;
+}
+
+/** A realistic sysfs tree (real directories and relative symlinks) under a temp dir, for tests. */
+export interface SysfsFixture {
+  /** Temp dir holding sys/, proc/ and dev/. */
+  readonly base: string;
+  /** The sysfs root to pass as `--sysfs-root` / `createSysfs({ root })`. */
+  readonly root: string;
+  readonly procRoot: string;
+  readonly devRoot: string;
+  /** Writes a file (parents created) relative to the sysfs root. */
+  write(path: string, content: string): void;
+  /** Creates a symlink at `path` (relative to the sysfs root) pointing at `target` verbatim. */
+  link(path: string, target: string): void;
+  /** Creates a symlink at `path` pointing, by a relative target as the kernel does, at `to` (both root-relative). */
+  linkTo(path: string, to: string): void;
+  /** Creates a directory (and parents) relative to the sysfs root. */
+  mkdir(path: string): void;
+  /** Adds devices/system/node/node<id>/{cpulist,distance,meminfo} and updates online/possible/has_cpu. */
+  addNumaNode(spec: NumaNodeSpec): void;
+  /** Overrides devices/system/node/{online,possible}. */
+  setNodeStates(states: { readonly online?: string; readonly possible?: string }): void;
+  /** Adds a PCI function with its attributes and links; returns its root-relative directory. */
+  addPciDevice(spec: PciDeviceSpec): string;
+  /** Root-relative directory of a PCI function added before. */
+  pciDir(address: string): string;
+  /** Adds class/<class>/<name> as a link to the device directory; returns that directory. */
+  addClassDevice(className: string, name: string, spec?: ClassDeviceSpec): string;
+  /** Writes a file relative to the proc root. */
+  writeProc(path: string, content: string): void;
+  /** Deletes the whole temp dir. */
+  remove(): void;
+}
+
+/** Creates an empty fixture machine under os.tmpdir() (short name, safe for unix sockets beside it). */
+export function createSysfsFixture(): SysfsFixture {
+  const base = mkdtempSync(join(tmpdir(), 'kdp-sys-'));
+  const root = join(base, 'sys');
+  const procRoot = join(base, 'proc');
+  const devRoot = join(base, 'dev');
+  for (const dir of [root, procRoot, devRoot]) mkdirSync(dir, { recursive: true });
+  const nodes = new Map<number, NumaNodeSpec>();
+  const pciDirs = new Map<string, string>();
+  const vfCounts = new Map<string, number>();
+  const explicitNumVfs = new Set<string>();
+
+  const abs = (path: string): string => join(root, path);
+  const write = (path: string, content: string): void => {
+    mkdirSync(posix.dirname(abs(path)), { recursive: true });
+    writeFileSync(abs(path), content);
+  };
+  const link = (path: string, target: string): void => {
+    mkdirSync(posix.dirname(abs(path)), { recursive: true });
+    symlinkSync(target, abs(path));
+  };
+  const linkTo = (path: string, to: string): void => link(path, posix.relative(posix.dirname(path), to));
+  const nodeDir = 'devices/system/node';
+  const writeNodeStates = (): void => {
+    const ids = [...nodes.keys()].sort((a, b) => a - b).join(',');
+    const withCpus = [...nodes.values()].filter((n) => n.cpus !== '').map((n) => n.id);
+    write(`${nodeDir}/online`, `${ids}\n`);
+    write(`${nodeDir}/possible`, `${ids}\n`);
+    write(`${nodeDir}/has_cpu`, `${withCpus.sort((a, b) => a - b).join(',')}\n`);
+    write(`${nodeDir}/has_memory`, `${ids}\n`);
+  };
+
+  const fixture: SysfsFixture = {
+    base,
+    root,
+    procRoot,
+    devRoot,
+    write,
+    link,
+    linkTo,
+    mkdir: (path) => mkdirSync(abs(path), { recursive: true }),
+    addNumaNode: (spec) => {
+      nodes.set(spec.id, spec);
+      const dir = `${nodeDir}/node${spec.id}`;
+      write(`${dir}/cpulist`, `${spec.cpus}\n`);
+      if (spec.distances) write(`${dir}/distance`, `${spec.distances.join(' ')}\n`);
+      const kib = spec.memTotalKiB ?? 16 * 1024 * 1024;
+      write(
+        `${dir}/meminfo`,
+        `Node ${spec.id} MemTotal:       ${kib} kB\nNode ${spec.id} MemFree:        ${kib >> 1} kB\n`,
+      );
+      writeNodeStates();
+    },
+    setNodeStates: (states) => {
+      if (states.online !== undefined) write(`${nodeDir}/online`, `${states.online}\n`);
+      if (states.possible !== undefined) write(`${nodeDir}/possible`, `${states.possible}\n`);
+    },
+    addPciDevice: (spec) => {
+      const address = spec.address;
+      const parentDir =
+        spec.parent === undefined
+          ? `devices/pci${address.slice(0, address.lastIndexOf(':'))}`
+          : pciDirs.get(spec.parent);
+      if (parentDir === undefined)
+        throw new Error(`fixture: parent ${spec.parent} of ${address} was not added`);
+      const dir = `${parentDir}/${address}`;
+      pciDirs.set(address, dir);
+      const numa = spec.numaNode ?? -1;
+      const node = typeof numa === 'number' ? nodes.get(numa) : undefined;
+      const files: Record<string, string> = {
+        vendor: spec.vendor ?? '0x8086',
+        device: spec.device ?? '0x0000',
+        subsystem_vendor: spec.subsystemVendor ?? spec.vendor ?? '0x8086',
+        subsystem_device: spec.subsystemDevice ?? '0x0000',
+        class: spec.class ?? '0x000000',
+        revision: spec.revision ?? '0x00',
+        numa_node: String(numa),
+        enable: '1',
+        ...(spec.localCpulist !== undefined || node
+          ? { local_cpulist: spec.localCpulist ?? node?.cpus ?? '' }
+          : {}),
+        ...(spec.sriovTotalVfs !== undefined
+          ? { sriov_totalvfs: String(spec.sriovTotalVfs), sriov_numvfs: String(spec.sriovNumVfs ?? 0) }
+          : {}),
+        ...spec.attributes,
+      };
+      if (spec.sriovNumVfs !== undefined) explicitNumVfs.add(address);
+      for (const [name, content] of Object.entries(files)) write(`${dir}/${name}`, `${content}\n`);
+      linkTo(`bus/pci/devices/${address}`, dir);
+      linkTo(`${dir}/subsystem`, 'bus/pci');
+      if (spec.driver !== undefined) {
+        linkTo(`${dir}/driver`, `bus/pci/drivers/${spec.driver}`);
+        linkTo(`bus/pci/drivers/${spec.driver}/${address}`, dir);
+      }
+      if (spec.iommuGroup !== undefined) {
+        linkTo(`${dir}/iommu_group`, `kernel/iommu_groups/${spec.iommuGroup}`);
+        linkTo(`kernel/iommu_groups/${spec.iommuGroup}/devices/${address}`, dir);
+      }
+      if (spec.physfn !== undefined) {
+        const pfDir = pciDirs.get(spec.physfn);
+        if (pfDir === undefined) throw new Error(`fixture: PF ${spec.physfn} of ${address} was not added`);
+        const index = spec.vfIndex ?? vfCounts.get(spec.physfn) ?? 0;
+        vfCounts.set(spec.physfn, (vfCounts.get(spec.physfn) ?? 0) + 1);
+        linkTo(`${dir}/physfn`, pfDir);
+        linkTo(`${pfDir}/virtfn${index}`, dir);
+        if (!explicitNumVfs.has(spec.physfn))
+          write(`${pfDir}/sriov_numvfs`, `${vfCounts.get(spec.physfn)}\n`);
+      }
+      return dir;
+    },
+    pciDir: (address) => {
+      const dir = pciDirs.get(address);
+      if (dir === undefined) throw new Error(`fixture: ${address} was not added`);
+      return dir;
+    },
+    addClassDevice: (className, name, spec = {}) => {
+      const parent =
+        spec.pciAddress === undefined
+          ? `devices/virtual/${className}`
+          : `${fixture.pciDir(spec.pciAddress)}/${spec.subdir ?? className}`;
+      const dir = `${parent}/${name}`;
+      fixture.mkdir(dir);
+      if (spec.dev !== undefined) write(`${dir}/dev`, `${spec.dev}\n`);
+      for (const [file, content] of Object.entries(spec.attributes ?? {}))
+        write(`${dir}/${file}`, `${content}\n`);
+      if (spec.pciAddress !== undefined) linkTo(`${dir}/device`, fixture.pciDir(spec.pciAddress));
+      linkTo(`class/${className}/${name}`, dir);
+      return dir;
+    },
+    writeProc: (path, content) => {
+      const target = join(procRoot, path);
+      mkdirSync(posix.dirname(target), { recursive: true });
+      writeFileSync(target, content);
+    },
+    remove: () => rmSync(base, { recursive: true, force: true }),
+  };
+  return fixture;
+}
