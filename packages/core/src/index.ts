@@ -48,3 +48,5 @@ export type { Clock, TimerHandle } from './clock';
 export { silentLogger } from './logger';
 export type { LogMethod, Logger } from './logger';
 export { sanitizeResourceName, socketFileName, socketPath } from './socket-path';
+export { topologyPreferredAllocation } from './topology-preferred-allocation';
+export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
