@@ -22,7 +22,10 @@ export function resolveRequestedDevices<P>(
 ): PluginDevice<P>[] {
   const where = `container request ${containerIndex} for ${resource}`;
   if (!Array.isArray(ids) || ids.length === 0) {
-    throw new DevicePluginError(status.INVALID_ARGUMENT, `cannot allocate ${resource}: ${where} names no devices`);
+    throw new DevicePluginError(
+      status.INVALID_ARGUMENT,
+      `cannot allocate ${resource}: ${where} names no devices`,
+    );
   }
   const seen = new Set<string>();
   const repeated: string[] = [];
@@ -41,11 +44,13 @@ export function resolveRequestedDevices<P>(
     else resolved.push(device);
   }
   const problems: string[] = [];
-  if (unknown.length > 0) problems.push(`unknown device ID${unknown.length > 1 ? 's' : ''} ${describeIds(unknown)}`);
+  if (unknown.length > 0)
+    problems.push(`unknown device ID${unknown.length > 1 ? 's' : ''} ${describeIds(unknown)}`);
   if (unhealthy.length > 0) {
     problems.push(`device${unhealthy.length > 1 ? 's' : ''} ${describeIds(unhealthy)} unhealthy`);
   }
-  if (repeated.length > 0) problems.push(`device${repeated.length > 1 ? 's' : ''} ${describeIds(repeated)} requested twice`);
+  if (repeated.length > 0)
+    problems.push(`device${repeated.length > 1 ? 's' : ''} ${describeIds(repeated)} requested twice`);
   if (problems.length > 0) {
     throw new DevicePluginError(
       status.INVALID_ARGUMENT,
@@ -69,7 +74,10 @@ export async function allocateContainers<P>(
   const resource = declaration.name;
   const requests = Array.isArray(request?.containerRequests) ? request.containerRequests : [];
   if (requests.length === 0) {
-    throw new DevicePluginError(status.INVALID_ARGUMENT, `cannot allocate ${resource}: the request has no container requests`);
+    throw new DevicePluginError(
+      status.INVALID_ARGUMENT,
+      `cannot allocate ${resource}: the request has no container requests`,
+    );
   }
   const resolved = requests.map((container, index) =>
     resolveRequestedDevices(resource, container?.devicesIds ?? [], devices, index),

@@ -2,7 +2,9 @@ import type { ContainerAllocateResponse } from '@kdp/api';
 import type { ContainerAllocation, PluginDevice } from './plugin-device';
 
 /** The default allocation: every device's own `allocation`, merged (first value per key/path wins, as in P-28). */
-export function mergeAllocations(allocations: readonly (ContainerAllocation | undefined)[]): ContainerAllocation {
+export function mergeAllocations(
+  allocations: readonly (ContainerAllocation | undefined)[],
+): ContainerAllocation {
   const envs: Record<string, string> = {};
   const annotations: Record<string, string> = {};
   const mounts = new Map<string, NonNullable<ContainerAllocation['mounts']>[number]>();
@@ -14,11 +16,19 @@ export function mergeAllocations(allocations: readonly (ContainerAllocation | un
     for (const [key, value] of Object.entries(allocation.annotations ?? {})) {
       if (!(key in annotations)) annotations[key] = value;
     }
-    for (const mount of allocation.mounts ?? []) if (!mounts.has(mount.containerPath)) mounts.set(mount.containerPath, mount);
-    for (const node of allocation.devices ?? []) if (!devices.has(node.containerPath)) devices.set(node.containerPath, node);
+    for (const mount of allocation.mounts ?? [])
+      if (!mounts.has(mount.containerPath)) mounts.set(mount.containerPath, mount);
+    for (const node of allocation.devices ?? [])
+      if (!devices.has(node.containerPath)) devices.set(node.containerPath, node);
     for (const name of allocation.cdiDevices ?? []) cdi.add(name);
   }
-  return { envs, annotations, mounts: [...mounts.values()], devices: [...devices.values()], cdiDevices: [...cdi] };
+  return {
+    envs,
+    annotations,
+    mounts: [...mounts.values()],
+    devices: [...devices.values()],
+    cdiDevices: [...cdi],
+  };
 }
 
 /** The default allocate hook's result for a set of devices. */
@@ -56,16 +66,20 @@ export function toContainerAllocateResponse(allocation: ContainerAllocation): Co
   return {
     envs: stringMap(allocation.envs, 'envs'),
     annotations: stringMap(allocation.annotations, 'annotations'),
-    mounts: list<NonNullable<ContainerAllocation['mounts']>[number]>(allocation.mounts, 'mounts').map((m, i) => ({
-      containerPath: path(m?.containerPath, `mounts[${i}].containerPath`),
-      hostPath: path(m?.hostPath, `mounts[${i}].hostPath`),
-      readOnly: m.readOnly === true,
-    })),
-    devices: list<NonNullable<ContainerAllocation['devices']>[number]>(allocation.devices, 'devices').map((d, i) => ({
-      containerPath: path(d?.containerPath, `devices[${i}].containerPath`),
-      hostPath: path(d?.hostPath, `devices[${i}].hostPath`),
-      permissions: d.permissions ?? 'rw',
-    })),
+    mounts: list<NonNullable<ContainerAllocation['mounts']>[number]>(allocation.mounts, 'mounts').map(
+      (m, i) => ({
+        containerPath: path(m?.containerPath, `mounts[${i}].containerPath`),
+        hostPath: path(m?.hostPath, `mounts[${i}].hostPath`),
+        readOnly: m.readOnly === true,
+      }),
+    ),
+    devices: list<NonNullable<ContainerAllocation['devices']>[number]>(allocation.devices, 'devices').map(
+      (d, i) => ({
+        containerPath: path(d?.containerPath, `devices[${i}].containerPath`),
+        hostPath: path(d?.hostPath, `devices[${i}].hostPath`),
+        permissions: d.permissions ?? 'rw',
+      }),
+    ),
     cdiDevices: list<string>(allocation.cdiDevices, 'cdiDevices').map((name, i) => ({
       name: path(name, `cdiDevices[${i}]`),
     })),

@@ -8,14 +8,14 @@ import { createEventHub } from './event-hub';
 import { silentLogger, type Logger } from './logger';
 import type { DevicePluginEvent } from './plugin-events';
 import type { ApiVersion } from './registration-client';
-import { checkDeclaration, type ResourceDeclaration } from './resource-declaration';
+import { checkDeclaration, type AnyResourceDeclaration, type ResourceDeclaration } from './resource-declaration';
 import { createResourceRuntime, type ResourceRuntime, type ResourceStatus } from './resource-runtime';
 import { socketPath } from './socket-path';
 
 /** Options of {@link createDevicePlugin}. */
 export interface DevicePluginOptions {
   /** The resources served from the start (more can be added with `addResource`). */
-  readonly resources?: readonly ResourceDeclaration<never>[];
+  readonly resources?: readonly AnyResourceDeclaration[];
   /** The kubelet's device-plugin directory (default /var/lib/kubelet/device-plugins). */
   readonly devicePluginDir?: string;
   /** This process's instance ID in socket names, `[A-Za-z0-9_.]{1,32}` (default: 8 random hex digits). */
@@ -81,10 +81,13 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
   const logger = options.logger ?? silentLogger;
   const mode = options.registration ?? 'kubelet';
   const devicePluginDir = options.devicePluginDir ?? DevicePluginPath;
-  const socketDir = mode === 'plugin-watcher' ? (options.pluginsRegistryDir ?? PluginsRegistryPath) : devicePluginDir;
+  const socketDir =
+    mode === 'plugin-watcher' ? (options.pluginsRegistryDir ?? PluginsRegistryPath) : devicePluginDir;
   const instance = options.instance ?? randomBytes(4).toString('hex');
   if (!INSTANCE.test(instance)) {
-    throw new Error(`instance ID ${JSON.stringify(instance)} must be 1-32 characters of A-Z, a-z, 0-9, _ and .`);
+    throw new Error(
+      `instance ID ${JSON.stringify(instance)} must be 1-32 characters of A-Z, a-z, 0-9, _ and .`,
+    );
   }
   const apiVersions = options.apiVersions ?? [Version, V1alphaVersion];
   const backoff = createBackoff(options.backoff);
@@ -103,7 +106,7 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
   const restartPollMs = options.restartPollMs ?? 2000;
   const removeSignalHandlers: Array<() => void> = [];
 
-  const makeRuntime = (declaration: ResourceDeclaration<never>): ResourceRuntime => {
+  const makeRuntime = <P>(declaration: ResourceDeclaration<P>): ResourceRuntime => {
     checkDeclaration(declaration);
     if (runtimes.has(declaration.name)) throw new Error(`resource ${declaration.name} is declared twice`);
     const path = socketPath(socketDir, declaration.name, instance);
@@ -150,7 +153,8 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
       if (running || stopping) return;
       running = true;
       kubeletDirWatcher = createDirectoryWatcher(devicePluginDir);
-      socketDirWatcher = socketDir === devicePluginDir ? kubeletDirWatcher : createDirectoryWatcher(socketDir);
+      socketDirWatcher =
+        socketDir === devicePluginDir ? kubeletDirWatcher : createDirectoryWatcher(socketDir);
       pollTimer = clock.setTimeout(poll, restartPollMs);
       if (options.handleSignals !== false) {
         for (const name of ['SIGTERM', 'SIGINT'] as const) {
@@ -186,7 +190,7 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
     },
     addResource(declaration) {
       if (stopping) throw new Error(`cannot add ${declaration.name}: the plugin is stopping`);
-      const runtime = makeRuntime(declaration as unknown as ResourceDeclaration<never>);
+      const runtime = makeRuntime(declaration);
       runtimes.set(runtime.name, runtime);
       hub.emit({ type: 'resource-added', resource: runtime.name, at: clock.now() });
       if (running) runtime.start();

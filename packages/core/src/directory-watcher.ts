@@ -35,7 +35,9 @@ export function createDirectoryWatcher(dir: string): DirectoryWatcher {
     stopWatching();
     if (ino === undefined) return;
     try {
-      const created = watch(dir, { persistent: false }, (_event, name) => fire(name === null ? null : String(name)));
+      const created = watch(dir, { persistent: false }, (_event, name) =>
+        fire(name === null ? null : String(name)),
+      );
       created.on('error', () => {
         if (watcher === created) stopWatching();
       });

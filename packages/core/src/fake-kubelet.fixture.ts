@@ -29,7 +29,10 @@ export async function startFakeV1alphaKubelet(dir: string): Promise<FakeV1alphaK
         return;
       }
       registrations.push(request);
-      const client = new v1alpha.DevicePluginClient(`unix://${join(dir, request.endpoint)}`, credentials.createInsecure());
+      const client = new v1alpha.DevicePluginClient(
+        `unix://${join(dir, request.endpoint)}`,
+        credentials.createInsecure(),
+      );
       clients.get(request.resourceName)?.close();
       clients.set(request.resourceName, client);
       callback(null, {});
@@ -44,7 +47,9 @@ export async function startFakeV1alphaKubelet(dir: string): Promise<FakeV1alphaK
   } satisfies v1alpha.RegistrationServer);
   const path = join(dir, KubeletSocketName);
   await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+    server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (error) =>
+      error ? reject(error) : resolve(),
+    ),
   );
   return {
     events,
@@ -54,7 +59,9 @@ export async function startFakeV1alphaKubelet(dir: string): Promise<FakeV1alphaK
       new Promise((resolve, reject) => {
         const client = clients.get(resource);
         if (!client) return reject(new Error(`${resource} is not registered`));
-        client.allocate({ devicesIDs: ids }, (error, response) => (error ? reject(error) : resolve(response)));
+        client.allocate({ devicesIDs: ids }, (error, response) =>
+          error ? reject(error) : resolve(response),
+        );
       }),
     close: async () => {
       for (const client of clients.values()) client.close();

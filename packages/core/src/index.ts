@@ -5,6 +5,7 @@ export type { DevicePlugin, DevicePluginOptions } from './device-plugin';
 export { checkDeclaration, defineResource } from './resource-declaration';
 export type {
   AllocateContext,
+  AnyResourceDeclaration,
   PreferredAllocationContext,
   PreStartContext,
   ResourceDeclaration,

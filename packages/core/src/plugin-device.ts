@@ -53,7 +53,10 @@ export interface NormalizedDevices<P> {
  * Checks a full list from a source: drops entries without an ID or with a health other than the two exact
  * strings, keeps the last of duplicate IDs (as the kubelet does, P-14) and warns about IDs over 63 characters.
  */
-export function normalizeDevices<P>(resource: string, list: readonly PluginDevice<P>[]): NormalizedDevices<P> {
+export function normalizeDevices<P>(
+  resource: string,
+  list: readonly PluginDevice<P>[],
+): NormalizedDevices<P> {
   const warnings: string[] = [];
   const byId = new Map<string, PluginDevice<P>>();
   for (const device of list) {

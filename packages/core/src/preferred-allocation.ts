@@ -45,7 +45,9 @@ export async function preferredAllocation<P>(
       const mustInclude = container?.mustIncludeDeviceIDs ?? [];
       const size = container?.allocationSize ?? 0;
       // Only devices the plugin knows and that are healthy are offered to the hook; must-include ones always are.
-      const usable = availableIds.filter((id) => devices.get(id)?.health === Healthy || mustInclude.includes(id));
+      const usable = availableIds.filter(
+        (id) => devices.get(id)?.health === Healthy || mustInclude.includes(id),
+      );
       const available = usable.flatMap((id) => {
         const device = devices.get(id);
         return device ? [device] : [];
@@ -53,7 +55,8 @@ export async function preferredAllocation<P>(
       let answer: readonly string[];
       try {
         answer = await hook({ resource, available, mustInclude, size });
-        if (!Array.isArray(answer)) throw new TypeError('the preferredAllocation hook must return an array of IDs');
+        if (!Array.isArray(answer))
+          throw new TypeError('the preferredAllocation hook must return an array of IDs');
       } catch (error) {
         const grpc = toGrpcError(error, `preferredAllocation hook for ${resource} failed`);
         throw new DevicePluginError(grpc.code, grpc.details, { cause: error });

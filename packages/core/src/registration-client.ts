@@ -17,7 +17,9 @@ export interface RegisterCall {
 }
 
 function callRegister(
-  client: { register(req: object, meta: object, opts: object, cb: (e: ServiceError | null) => void): unknown },
+  client: {
+    register(req: object, meta: object, opts: object, cb: (e: ServiceError | null) => void): unknown;
+  },
   request: object,
   timeoutMs: number,
 ): Promise<void> {

@@ -59,15 +59,17 @@ export interface ResourceDeclaration<P = unknown> {
 }
 
 /** Throws the kubelet's message for a bad resource name and for hooks that do not match the declared options. */
-export function checkDeclaration(declaration: ResourceDeclaration<never>): void {
+export function checkDeclaration<P>(declaration: ResourceDeclaration<P>): void {
   const name = declaration.name;
   const check = validateResourceName(name);
   if (!check.valid) throw new Error(`${check.message} (${check.reason})`);
   if (typeof declaration.source?.subscribe !== 'function') {
-    throw new Error(`resource ${name}: source must be a device source (createPushSource, createPollingSource, …)`);
+    throw new Error(
+      `resource ${name}: source must be a device source (createPushSource, createPollingSource, …)`,
+    );
   }
   const options = declaration.options ?? {};
-  const pairs: Array<[keyof ResourceOptions, keyof ResourceDeclaration<never>]> = [
+  const pairs: Array<[keyof ResourceOptions, keyof ResourceDeclaration<P>]> = [
     ['preStartRequired', 'preStartContainer'],
     ['getPreferredAllocationAvailable', 'preferredAllocation'],
   ];
@@ -92,3 +94,9 @@ export function checkDeclaration(declaration: ResourceDeclaration<never>): void 
 export function defineResource<P>(declaration: ResourceDeclaration<P>): ResourceDeclaration<P> {
   return declaration;
 }
+
+/**
+ * A declaration with any payload type, for lists that mix resources (`P` is used both ways, so it is invariant).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above; each entry is checked on its own
+export type AnyResourceDeclaration = ResourceDeclaration<any>;

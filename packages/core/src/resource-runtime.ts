@@ -221,7 +221,8 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
     }
     if (!same(await identity(socketPath), bound)) return 'socket-deleted';
     const current = server;
-    if (current !== undefined && current.streamsOpened() > 0 && current.openStreams() === 0) return 'stream-cancelled';
+    if (current !== undefined && current.streamsOpened() > 0 && current.openStreams() === 0)
+      return 'stream-cancelled';
     return undefined;
   };
 
@@ -347,7 +348,10 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
       unsubscribeSource = undefined;
       for (const unsubscribe of unsubscribeWatchers.splice(0)) unsubscribe();
       await loop;
-      await closeServer(options.shutdownTimeoutMs, shutdownAdvertisement(options.advertiseOnShutdown, store.snapshot()));
+      await closeServer(
+        options.shutdownTimeoutMs,
+        shutdownAdvertisement(options.advertiseOnShutdown, store.snapshot()),
+      );
       await unlink(socketPath).catch(() => undefined);
       setState('stopped', 'shut down');
     },

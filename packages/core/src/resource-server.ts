@@ -90,7 +90,13 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
       Array.isArray(c?.devicesIds) ? c.devicesIds.slice(0, 64) : [],
     );
     try {
-      const response = await allocateContainers(declaration, store.devices(), request, signal, options.transform);
+      const response = await allocateContainers(
+        declaration,
+        store.devices(),
+        request,
+        signal,
+        options.transform,
+      );
       emit({
         type: 'allocate',
         resource,
@@ -175,15 +181,26 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
   // The old API (P-1.4): one container per Allocate, a flat response, no topology and no CDI.
   const v1alphaServer: v1alpha.DevicePluginServer = {
     listAndWatch: (call) =>
-      serveStream(call as unknown as Stream, (devices) => devices.map((d) => ({ ID: d.ID, health: d.health }))),
+      serveStream(call as unknown as Stream, (devices) =>
+        devices.map((d) => ({ ID: d.ID, health: d.health })),
+      ),
     allocate: (call, callback) =>
       reply(
         async () => {
           const ids = Array.isArray(call.request?.devicesIDs) ? call.request.devicesIDs : [];
-          const response = await runAllocate({ containerRequests: [{ devicesIds: ids }] }, cancellation(call));
+          const response = await runAllocate(
+            { containerRequests: [{ devicesIds: ids }] },
+            cancellation(call),
+          );
           const first = response.containerResponses[0];
-          if (first === undefined) throw new DevicePluginError(status.INTERNAL, `Allocate for ${resource}: no response`);
-          return { envs: first.envs, mounts: first.mounts, devices: first.devices, annotations: first.annotations };
+          if (first === undefined)
+            throw new DevicePluginError(status.INTERNAL, `Allocate for ${resource}: no response`);
+          return {
+            envs: first.envs,
+            mounts: first.mounts,
+            devices: first.devices,
+            annotations: first.annotations,
+          };
         },
         `Allocate for ${resource} failed`,
         callback,
@@ -246,7 +263,10 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
 }
 
 /** The device list a shutting-down plugin may send last: everything unhealthy, or nothing. */
-export function shutdownAdvertisement(mode: 'none' | 'empty' | 'unhealthy', snapshot: Device[]): Device[] | undefined {
+export function shutdownAdvertisement(
+  mode: 'none' | 'empty' | 'unhealthy',
+  snapshot: Device[],
+): Device[] | undefined {
   if (mode === 'empty') return [];
   if (mode === 'unhealthy') return snapshot.map((d) => ({ ...d, health: Unhealthy }));
   return undefined;

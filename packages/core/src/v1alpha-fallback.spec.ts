@@ -21,14 +21,21 @@ describe('v1alpha fallback', () => {
     const source = createPushSource([
       { id: 'a', health: 'Healthy', allocation: { envs: { A: '1' }, cdiDevices: ['example.com/dev=a'] } },
     ]);
-    const plugin = createDevicePlugin({ devicePluginDir: dir, handleSignals: false, resources: [{ name: 'example.com/dev', source }] });
+    const plugin = createDevicePlugin({
+      devicePluginDir: dir,
+      handleSignals: false,
+      resources: [{ name: 'example.com/dev', source }],
+    });
     const registered = plugin.waitFor((e) => e.type === 'registered');
     const listed = new Promise((resolve) => kubelet.events.once('devices', resolve));
     await plugin.start();
     try {
       expect(await registered).toMatchObject({ apiVersion: 'v1alpha2', resource: 'example.com/dev' });
       await listed;
-      expect(kubelet.registrations[0]).toMatchObject({ version: 'v1alpha2', resourceName: 'example.com/dev' });
+      expect(kubelet.registrations[0]).toMatchObject({
+        version: 'v1alpha2',
+        resourceName: 'example.com/dev',
+      });
       expect(kubelet.devices.get('example.com/dev')).toEqual([{ ID: 'a', health: 'Healthy' }]);
       const response = await kubelet.allocate('example.com/dev', ['a']);
       expect(response.envs).toEqual({ A: '1' });
