@@ -1,0 +1,156 @@
+import { status } from '@grpc/grpc-js';
+import fc from 'fast-check';
+import { allocateContainers } from './allocate-containers';
+import { createPushSource } from './device-source';
+import { DevicePluginError } from './device-plugin-error';
+import { createDeviceStore } from './device-store';
+import type { ResourceDeclaration } from './resource-declaration';
+
+const resource = 'example.com/dev';
+const store = createDeviceStore<string>(resource);
+store.set([
+  {
+    id: 'a',
+    health: 'Healthy',
+    payload: '/dev/a',
+    allocation: { devices: [{ containerPath: '/dev/a', hostPath: '/dev/a' }] },
+  },
+  {
+    id: 'b',
+    health: 'Healthy',
+    payload: '/dev/b',
+    allocation: { envs: { X: 'b' }, cdiDevices: ['example.com/dev=b'] },
+  },
+  { id: 'sick', health: 'Unhealthy' },
+]);
+const devices = store.devices();
+const signal = new AbortController().signal;
+const base: ResourceDeclaration<string> = { name: resource, source: createPushSource() };
+const requestOf = (...containers: string[][]) => ({
+  containerRequests: containers.map((devicesIds) => ({ devicesIds })),
+});
+
+describe('allocateContainers', () => {
+  it('answers one response per container request, in order, merging device allocations by default', async () => {
+    const response = await allocateContainers(base, devices, requestOf(['b'], ['a', 'b']), signal);
+    expect(response.containerResponses).toEqual([
+      {
+        envs: { X: 'b' },
+        annotations: {},
+        mounts: [],
+        devices: [],
+        cdiDevices: [{ name: 'example.com/dev=b' }],
+      },
+      {
+        envs: { X: 'b' },
+        annotations: {},
+        mounts: [],
+        devices: [{ containerPath: '/dev/a', hostPath: '/dev/a', permissions: 'rw' }],
+        cdiDevices: [{ name: 'example.com/dev=b' }],
+      },
+    ]);
+  });
+
+  it('keeps the order when hooks finish out of order', async () => {
+    const declaration: ResourceDeclaration<string> = {
+      ...base,
+      allocate: async ({ devices: chosen, containerIndex }) => {
+        await new Promise((resolve) => setTimeout(resolve, containerIndex === 0 ? 20 : 0));
+        return { envs: { PATHS: chosen.map((d) => d.payload).join(',') } };
+      },
+    };
+    const response = await allocateContainers(declaration, devices, requestOf(['a'], ['b', 'a']), signal);
+    expect(response.containerResponses.map((r) => r.envs['PATHS'])).toEqual(['/dev/a', '/dev/b,/dev/a']);
+  });
+
+  it.each([
+    ['no container requests', { containerRequests: [] }, /the request has no container requests/],
+    [
+      'an empty container request',
+      requestOf([]),
+      /container request 0 for example.com\/dev names no devices/,
+    ],
+    [
+      'unknown IDs',
+      requestOf(['a'], ['x', 'y']),
+      /cannot allocate example.com\/dev: unknown device IDs "x", "y" \(container request 1/,
+    ],
+    ['unhealthy IDs', requestOf(['sick']), /device "sick" unhealthy/],
+    ['repeated IDs', requestOf(['a', 'a']), /device "a" requested twice/],
+  ])('rejects %s with INVALID_ARGUMENT', async (_what, request, message) => {
+    const error = await allocateContainers(base, devices, request, signal).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DevicePluginError);
+    expect(error).toMatchObject({ code: status.INVALID_ARGUMENT, message: expect.stringMatching(message) });
+  });
+
+  it('keeps a status code a hook throws and wraps other hook errors as INTERNAL naming the resource', async () => {
+    const throwing = (error: unknown): ResourceDeclaration<string> => ({
+      ...base,
+      allocate: () => {
+        throw error;
+      },
+    });
+    await expect(
+      allocateContainers(
+        throwing(new DevicePluginError(status.RESOURCE_EXHAUSTED, 'no VFs left')),
+        devices,
+        requestOf(['a']),
+        signal,
+      ),
+    ).rejects.toMatchObject({ code: status.RESOURCE_EXHAUSTED, message: 'no VFs left' });
+    await expect(
+      allocateContainers(throwing(new Error('boom')), devices, requestOf(['a']), signal),
+    ).rejects.toMatchObject({
+      code: status.INTERNAL,
+      message: 'allocate hook for example.com/dev failed: boom',
+    });
+    await expect(
+      allocateContainers(
+        { ...base, allocate: () => ({ mounts: [{ containerPath: '', hostPath: '/x' }] }) },
+        devices,
+        requestOf(['a']),
+        signal,
+      ),
+    ).rejects.toMatchObject({
+      code: status.INTERNAL,
+      message: expect.stringContaining('mounts[0].containerPath'),
+    });
+  });
+
+  it('applies the plugin-wide transform after the hook', async () => {
+    const response = await allocateContainers(
+      base,
+      devices,
+      requestOf(['a']),
+      signal,
+      ({ allocation, devices: chosen }) => ({
+        ...allocation,
+        cdiDevices: chosen.map((d) => `kdp.example/dev=${d.id}`),
+      }),
+    );
+    expect(response.containerResponses[0]?.cdiDevices).toEqual([{ name: 'kdp.example/dev=a' }]);
+  });
+
+  it('never throws anything but a DevicePluginError on garbage requests', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.anything(), async (garbage) => {
+        const result = await allocateContainers(base, devices, garbage as never, signal).catch(
+          (e: unknown) => e,
+        );
+        return (
+          result instanceof DevicePluginError ||
+          (typeof result === 'object' && result !== null && 'containerResponses' in result)
+        );
+      }),
+    );
+  });
+
+  it('keeps error messages short for huge hostile requests', async () => {
+    const ids = Array.from({ length: 100_000 }, (_, i) => `${'x'.repeat(200)}${i}`);
+    const error = (await allocateContainers(base, devices, requestOf(ids), signal).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(error.message).toMatch(/and 99992 more/);
+    expect(error.message.length).toBeLessThan(1200);
+  });
+});

@@ -1,0 +1,32 @@
+import { connect } from 'node:net';
+import { sleep, type Clock } from './clock';
+
+/** Resolves true when something accepts a connection on the unix socket `path` within `timeoutMs`. */
+export function isDialable(path: string, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ path });
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** Dials `path` until it answers, retrying every `intervalMs`; throws after `timeoutMs` (P-11: serve first). */
+export async function waitDialable(
+  path: string,
+  clock: Clock,
+  timeoutMs = 10_000,
+  intervalMs = 20,
+): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  for (;;) {
+    if (await isDialable(path, Math.max(1, Math.min(1000, deadline - clock.now())))) return;
+    if (clock.now() >= deadline) throw new Error(`own socket ${path} is not dialable after ${timeoutMs} ms`);
+    await sleep(clock, intervalMs);
+  }
+}
