@@ -9,9 +9,12 @@ import {
 } from './cdi-names';
 
 describe('CDI names', () => {
-  it.each(['example.com', 'k8s.device-plugin.nvidia.com', 'a', 'Vendor_1', 'x-y.z9'])('accepts vendor %s', (v) => {
-    expect(validateCdiVendor(v)).toEqual({ valid: true });
-  });
+  it.each(['example.com', 'k8s.device-plugin.nvidia.com', 'a', 'Vendor_1', 'x-y.z9'])(
+    'accepts vendor %s',
+    (v) => {
+      expect(validateCdiVendor(v)).toEqual({ valid: true });
+    },
+  );
 
   it.each([
     ['', 'invalid CDI vendor: empty'],
@@ -28,7 +31,10 @@ describe('CDI names', () => {
   it('applies the vendor rule to classes', () => {
     expect(validateCdiClass('gpu')).toEqual({ valid: true });
     expect(validateCdiClass('gpu.shared')).toEqual({ valid: true });
-    expect(validateCdiClass('-gpu')).toEqual({ valid: false, message: 'invalid CDI class "-gpu": must start with a letter' });
+    expect(validateCdiClass('-gpu')).toEqual({
+      valid: false,
+      message: 'invalid CDI class "-gpu": must start with a letter',
+    });
   });
 
   it.each(['0', 'GPU-3f1c', 'card0:1', 'a.b_c-d', 'x'])('accepts device name %s', (n) => {
@@ -47,13 +53,20 @@ describe('CDI names', () => {
 
   it('checks kinds', () => {
     expect(validateCdiKind('example.com/gpu')).toEqual({ valid: true });
-    for (const bad of ['gpu', '/gpu', 'example.com/', 'example.com/gpu/x']) expect(validateCdiKind(bad).valid).toBe(false);
+    for (const bad of ['gpu', '/gpu', 'example.com/', 'example.com/gpu/x'])
+      expect(validateCdiKind(bad).valid).toBe(false);
   });
 
   it('builds and parses qualified names', () => {
     expect(cdiQualifiedName('example.com', 'gpu', 'GPU-0')).toBe('example.com/gpu=GPU-0');
-    expect(() => cdiQualifiedName('example.com', 'gpu', 'a b')).toThrow('invalid CDI device name "a b": character " " is not allowed');
-    expect(parseCdiQualifiedName('example.com/gpu=card0:1')).toEqual({ vendor: 'example.com', cdiClass: 'gpu', name: 'card0:1' });
+    expect(() => cdiQualifiedName('example.com', 'gpu', 'a b')).toThrow(
+      'invalid CDI device name "a b": character " " is not allowed',
+    );
+    expect(parseCdiQualifiedName('example.com/gpu=card0:1')).toEqual({
+      vendor: 'example.com',
+      cdiClass: 'gpu',
+      name: 'card0:1',
+    });
     expect(parseCdiQualifiedName('example.com/gpu')).toBeUndefined();
     expect(parseCdiQualifiedName('gpu=0')).toBeUndefined();
   });
@@ -62,7 +75,12 @@ describe('CDI names', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.string(), (v, c, n) => {
         const ok = validateCdiVendor(v).valid && validateCdiClass(c).valid && validateCdiDeviceName(n).valid;
-        if (ok) expect(parseCdiQualifiedName(cdiQualifiedName(v, c, n))).toEqual({ vendor: v, cdiClass: c, name: n });
+        if (ok)
+          expect(parseCdiQualifiedName(cdiQualifiedName(v, c, n))).toEqual({
+            vendor: v,
+            cdiClass: c,
+            name: n,
+          });
         else expect(() => cdiQualifiedName(v, c, n)).toThrow(/^invalid CDI/);
       }),
     );

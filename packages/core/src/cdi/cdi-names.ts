@@ -1,5 +1,6 @@
 /** Result of a CDI name check: `{ valid: true }` or `{ valid: false, message }`. */
-export type CdiNameValidation = { readonly valid: true } | { readonly valid: false; readonly message: string };
+export type CdiNameValidation =
+  { readonly valid: true } | { readonly valid: false; readonly message: string };
 
 const LETTER = /[A-Za-z]/;
 const ALNUM = /[A-Za-z0-9]/;
@@ -20,7 +21,8 @@ export function validateCdiClass(cdiClass: string): CdiNameValidation {
 /** Checks a CDI kind, `<vendor>/<class>`. */
 export function validateCdiKind(kind: string): CdiNameValidation {
   const slash = kind.indexOf('/');
-  if (slash <= 0 || slash === kind.length - 1) return invalid(`invalid CDI kind ${JSON.stringify(kind)}: expected vendor/class`);
+  if (slash <= 0 || slash === kind.length - 1)
+    return invalid(`invalid CDI kind ${JSON.stringify(kind)}: expected vendor/class`);
   const vendor = validateCdiVendor(kind.slice(0, slash));
   return vendor.valid ? validateCdiClass(kind.slice(slash + 1)) : vendor;
 }
@@ -31,10 +33,15 @@ export function validateCdiKind(kind: string): CdiNameValidation {
  */
 export function validateCdiDeviceName(name: string): CdiNameValidation {
   if (name === '') return invalid('invalid CDI device name: empty');
-  if (!ALNUM.test(name[0] ?? '')) return invalid(`invalid CDI device name ${JSON.stringify(name)}: must start with a letter or digit`);
+  if (!ALNUM.test(name[0] ?? ''))
+    return invalid(`invalid CDI device name ${JSON.stringify(name)}: must start with a letter or digit`);
   const bad = [...name].find((c) => !/[A-Za-z0-9_.:-]/.test(c));
-  if (bad !== undefined) return invalid(`invalid CDI device name ${JSON.stringify(name)}: character ${JSON.stringify(bad)} is not allowed`);
-  if (!ALNUM.test(name[name.length - 1] ?? '')) return invalid(`invalid CDI device name ${JSON.stringify(name)}: must end with a letter or digit`);
+  if (bad !== undefined)
+    return invalid(
+      `invalid CDI device name ${JSON.stringify(name)}: character ${JSON.stringify(bad)} is not allowed`,
+    );
+  if (!ALNUM.test(name[name.length - 1] ?? ''))
+    return invalid(`invalid CDI device name ${JSON.stringify(name)}: must end with a letter or digit`);
   return { valid: true };
 }
 
@@ -47,7 +54,9 @@ export function cdiQualifiedName(vendor: string, cdiClass: string, name: string)
 }
 
 /** Splits `vendor/class=name` into its parts, or returns undefined when it is not a valid qualified name. */
-export function parseCdiQualifiedName(qualified: string): { vendor: string; cdiClass: string; name: string } | undefined {
+export function parseCdiQualifiedName(
+  qualified: string,
+): { vendor: string; cdiClass: string; name: string } | undefined {
   const eq = qualified.indexOf('=');
   if (eq < 0) return undefined;
   const kind = qualified.slice(0, eq);

@@ -35,7 +35,8 @@ describe('createCdiSpecWriter', () => {
       containerEdits: { env: ['KDP=1'] },
     });
     expect((await stat(writer.path)).mode & 0o777).toBe(0o644);
-    for (const d of [dir, join(root, 'var', 'run'), join(root, 'var')]) expect((await stat(d)).mode & 0o777).toBe(0o755);
+    for (const d of [dir, join(root, 'var', 'run'), join(root, 'var')])
+      expect((await stat(d)).mode & 0o777).toBe(0o755);
     expect(writer.qualifiedName('GPU-0')).toBe('kdp.example.com/gpu=GPU-0');
   });
 
@@ -56,7 +57,11 @@ describe('createCdiSpecWriter', () => {
     await writeFile(join(root, 'example.com-gpu.json'), '{}');
     await a.write([gpu0]);
     await b.write([gpu0]);
-    expect((await readdir(root)).sort()).toEqual(['example.com-gpu.json', 'kdp-example.com-gpu_b.json', 'kdp-example.com-gpu_node_a.json']);
+    expect((await readdir(root)).sort()).toEqual([
+      'example.com-gpu.json',
+      'kdp-example.com-gpu_b.json',
+      'kdp-example.com-gpu_node_a.json',
+    ]);
     await writeFile(join(root, '.kdp-example.com-gpu_node_a.json.123.abcd.tmp'), 'left over by a crash');
     await a.remove();
     await a.remove(); // idempotent
@@ -71,13 +76,23 @@ describe('createCdiSpecWriter', () => {
   });
 
   it('rejects bad names and edits with every problem listed, and writes nothing', async () => {
-    expect(() => createCdiSpecWriter({ dir: root, vendor: '1bad', class: 'gpu' })).toThrow('invalid CDI vendor "1bad": must start with a letter');
-    expect(() => createCdiSpecWriter({ dir: root, vendor: 'example.com', class: 'g/pu' })).toThrow('character "/" is not allowed');
+    expect(() => createCdiSpecWriter({ dir: root, vendor: '1bad', class: 'gpu' })).toThrow(
+      'invalid CDI vendor "1bad": must start with a letter',
+    );
+    expect(() => createCdiSpecWriter({ dir: root, vendor: 'example.com', class: 'g/pu' })).toThrow(
+      'character "/" is not allowed',
+    );
     const writer = createCdiSpecWriter({ dir: root, vendor: 'example.com', class: 'gpu' });
     await expect(
       writer.write([
         { name: 'bad name', containerEdits: { env: ['NOVALUE'] } },
-        { name: 'x', containerEdits: { deviceNodes: [{ path: 'dev/x', permissions: 'rwx' }], mounts: [{ hostPath: '/a', containerPath: 'b' }] } },
+        {
+          name: 'x',
+          containerEdits: {
+            deviceNodes: [{ path: 'dev/x', permissions: 'rwx' }],
+            mounts: [{ hostPath: '/a', containerPath: 'b' }],
+          },
+        },
         { name: 'x', containerEdits: { hooks: [{ hookName: 'later', path: '/bin/h', timeout: 0 }] } },
       ]),
     ).rejects.toThrow(
@@ -97,12 +112,26 @@ describe('createCdiSpecWriter', () => {
   });
 
   it('can write the minimum cdiVersion for older runtimes', async () => {
-    const writer = createCdiSpecWriter({ dir: root, vendor: 'example.com', class: 'gpu', cdiVersion: 'minimum' });
+    const writer = createCdiSpecWriter({
+      dir: root,
+      vendor: 'example.com',
+      class: 'gpu',
+      cdiVersion: 'minimum',
+    });
     await writer.write([{ name: 'gpu0', containerEdits: { deviceNodes: [{ path: '/dev/x' }] } }]);
     expect(JSON.parse(await readFile(writer.path, 'utf8')).cdiVersion).toBe('0.3.0');
     expect(minimumCdiVersion({ kind: 'a/b', devices: [gpu0] })).toBe('0.5.0');
     expect(minimumCdiVersion({ kind: 'a/b.c', devices: [{ name: 'x', containerEdits: {} }] })).toBe('0.6.0');
-    expect(minimumCdiVersion({ kind: 'a/b', devices: [{ name: 'x', containerEdits: { mounts: [{ hostPath: '/a', containerPath: '/a', type: 'bind' }] } }] })).toBe('0.4.0');
-    expect(minimumCdiVersion({ kind: 'a/b', devices: [{ name: 'x', containerEdits: { additionalGids: [44] } }] })).toBe('0.7.0');
+    expect(
+      minimumCdiVersion({
+        kind: 'a/b',
+        devices: [
+          { name: 'x', containerEdits: { mounts: [{ hostPath: '/a', containerPath: '/a', type: 'bind' }] } },
+        ],
+      }),
+    ).toBe('0.4.0');
+    expect(
+      minimumCdiVersion({ kind: 'a/b', devices: [{ name: 'x', containerEdits: { additionalGids: [44] } }] }),
+    ).toBe('0.7.0');
   });
 });

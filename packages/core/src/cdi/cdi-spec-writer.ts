@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { cdiQualifiedName, validateCdiClass, validateCdiDeviceName, validateCdiVendor } from './cdi-names';
-import { CDI_SPEC_VERSION, checkCdiContainerEdits, minimumCdiVersion, type CdiContainerEdits, type CdiDevice, type CdiSpec } from './cdi-spec';
+import {
+  CDI_SPEC_VERSION,
+  checkCdiContainerEdits,
+  minimumCdiVersion,
+  type CdiContainerEdits,
+  type CdiDevice,
+  type CdiSpec,
+} from './cdi-spec';
 
 /** Options for {@link createCdiSpecWriter}. */
 export interface CdiSpecWriterOptions {
@@ -58,7 +65,10 @@ export function createCdiSpecWriter(options: CdiSpecWriterOptions): CdiSpecWrite
   const path = join(dir, `${base}.json`);
   const tempPrefix = `.${base}.`;
 
-  const write = async (devices: readonly CdiDevice[], containerEdits?: CdiContainerEdits): Promise<CdiWriteResult> => {
+  const write = async (
+    devices: readonly CdiDevice[],
+    containerEdits?: CdiContainerEdits,
+  ): Promise<CdiWriteResult> => {
     if (devices.length === 0) {
       await remove();
       return { path: undefined, changed: true };
@@ -91,7 +101,8 @@ export function createCdiSpecWriter(options: CdiSpecWriterOptions): CdiSpecWrite
     devices.forEach((device, i) => {
       const name = validateCdiDeviceName(device.name);
       if (!name.valid) problems.push(`devices[${i}].name: ${name.message}`);
-      if (seen.has(device.name)) problems.push(`devices[${i}].name: duplicate device name ${JSON.stringify(device.name)}`);
+      if (seen.has(device.name))
+        problems.push(`devices[${i}].name: duplicate device name ${JSON.stringify(device.name)}`);
       seen.add(device.name);
       problems.push(...checkCdiContainerEdits(device.containerEdits, `devices[${i}].containerEdits`));
     });
@@ -99,11 +110,14 @@ export function createCdiSpecWriter(options: CdiSpecWriterOptions): CdiSpecWrite
     if (problems.length > 0) throw new Error(`invalid CDI spec for ${kind}:\n  ${problems.join('\n  ')}`);
     const body = {
       kind,
-      ...(options.annotations && Object.keys(options.annotations).length > 0 ? { annotations: options.annotations } : {}),
+      ...(options.annotations && Object.keys(options.annotations).length > 0
+        ? { annotations: options.annotations }
+        : {}),
       devices,
       ...(containerEdits ? { containerEdits } : {}),
     };
-    const version = options.cdiVersion === 'minimum' ? minimumCdiVersion(body) : (options.cdiVersion ?? CDI_SPEC_VERSION);
+    const version =
+      options.cdiVersion === 'minimum' ? minimumCdiVersion(body) : (options.cdiVersion ?? CDI_SPEC_VERSION);
     return { cdiVersion: version, ...body };
   };
 

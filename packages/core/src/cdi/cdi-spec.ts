@@ -63,13 +63,21 @@ export interface CdiSpec {
   readonly containerEdits?: CdiContainerEdits;
 }
 
-const HOOK_NAMES = new Set(['createRuntime', 'createContainer', 'startContainer', 'poststart', 'poststop', 'prestart']);
+const HOOK_NAMES = new Set([
+  'createRuntime',
+  'createContainer',
+  'startContainer',
+  'poststart',
+  'poststop',
+  'prestart',
+]);
 
 /** Every problem in a spec's edits (absolute paths, `NAME=value` env, permissions, hook names, timeouts). */
 export function checkCdiContainerEdits(edits: CdiContainerEdits, where: string): string[] {
   const problems: string[] = [];
   const abs = (path: string, field: string) => {
-    if (!path.startsWith('/')) problems.push(`${where}.${field}: ${JSON.stringify(path)} is not an absolute path`);
+    if (!path.startsWith('/'))
+      problems.push(`${where}.${field}: ${JSON.stringify(path)} is not an absolute path`);
   };
   edits.env?.forEach((e, i) => {
     if (!/^[^=\0]+=/.test(e)) problems.push(`${where}.env[${i}]: ${JSON.stringify(e)} is not NAME=value`);
@@ -78,7 +86,9 @@ export function checkCdiContainerEdits(edits: CdiContainerEdits, where: string):
     abs(n.path, `deviceNodes[${i}].path`);
     if (n.hostPath !== undefined) abs(n.hostPath, `deviceNodes[${i}].hostPath`);
     if (n.permissions !== undefined && !/^[rwm]{1,3}$/.test(n.permissions)) {
-      problems.push(`${where}.deviceNodes[${i}].permissions: ${JSON.stringify(n.permissions)} is not made of r, w, m`);
+      problems.push(
+        `${where}.deviceNodes[${i}].permissions: ${JSON.stringify(n.permissions)} is not made of r, w, m`,
+      );
     }
     if (n.type !== undefined && !['b', 'c', 'u', 'p'].includes(n.type)) {
       problems.push(`${where}.deviceNodes[${i}].type: ${JSON.stringify(n.type)} is not b, c, u or p`);
@@ -90,13 +100,15 @@ export function checkCdiContainerEdits(edits: CdiContainerEdits, where: string):
   });
   edits.hooks?.forEach((h, i) => {
     abs(h.path, `hooks[${i}].path`);
-    if (!HOOK_NAMES.has(h.hookName)) problems.push(`${where}.hooks[${i}].hookName: ${JSON.stringify(h.hookName)} is not an OCI hook`);
+    if (!HOOK_NAMES.has(h.hookName))
+      problems.push(`${where}.hooks[${i}].hookName: ${JSON.stringify(h.hookName)} is not an OCI hook`);
     if (h.timeout !== undefined && !(Number.isInteger(h.timeout) && h.timeout > 0)) {
       problems.push(`${where}.hooks[${i}].timeout: must be a positive integer`);
     }
   });
   edits.additionalGids?.forEach((g, i) => {
-    if (!(Number.isInteger(g) && g >= 0 && g <= 0xffffffff)) problems.push(`${where}.additionalGids[${i}]: not a uint32`);
+    if (!(Number.isInteger(g) && g >= 0 && g <= 0xffffffff))
+      problems.push(`${where}.additionalGids[${i}]: not a uint32`);
   });
   return problems;
 }
@@ -113,8 +125,16 @@ export function minimumCdiVersion(spec: Omit<CdiSpec, 'cdiVersion'>): string {
   if (edits.some((e) => (e.additionalGids?.length ?? 0) > 0)) return '0.7.0';
   const cdiClass = spec.kind.slice(spec.kind.indexOf('/') + 1);
   const annotated = (a?: Readonly<Record<string, string>>) => a !== undefined && Object.keys(a).length > 0;
-  if (annotated(spec.annotations) || spec.devices.some((d) => annotated(d.annotations)) || cdiClass.includes('.')) return '0.6.0';
-  if (spec.devices.some((d) => !/^[A-Za-z]/.test(d.name)) || edits.some((e) => e.deviceNodes?.some((n) => n.hostPath !== undefined))) {
+  if (
+    annotated(spec.annotations) ||
+    spec.devices.some((d) => annotated(d.annotations)) ||
+    cdiClass.includes('.')
+  )
+    return '0.6.0';
+  if (
+    spec.devices.some((d) => !/^[A-Za-z]/.test(d.name)) ||
+    edits.some((e) => e.deviceNodes?.some((n) => n.hostPath !== undefined))
+  ) {
     return '0.5.0';
   }
   if (edits.some((e) => e.mounts?.some((m) => m.type !== undefined))) return '0.4.0';

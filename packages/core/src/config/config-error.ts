@@ -22,10 +22,15 @@ export class ConfigError extends Error {
 
 /** Formats issues as `FILE: PATH: PROBLEM` lines (`FILE: PROBLEM` where the problem is the whole document). */
 export function formatConfigIssues(file: string, issues: readonly ConfigIssue[]): string {
-  return issues.map((issue) => (issue.path ? `${file}: ${issue.path}: ${issue.message}` : `${file}: ${issue.message}`)).join('\n');
+  return issues
+    .map((issue) => (issue.path ? `${file}: ${issue.path}: ${issue.message}` : `${file}: ${issue.message}`))
+    .join('\n');
 }
 
 /** True for a ConfigError (also across module copies, by name). */
 export function isConfigError(error: unknown): error is ConfigError {
-  return error instanceof ConfigError || (error instanceof Error && error.name === 'ConfigError' && 'issues' in error);
+  return (
+    error instanceof ConfigError ||
+    (error instanceof Error && error.name === 'ConfigError' && 'issues' in error)
+  );
 }

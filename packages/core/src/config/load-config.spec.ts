@@ -11,7 +11,9 @@ const schema = z.object({
     .array(
       z.object({
         resourceName: z.string().min(1),
-        selectors: z.object({ vendors: z.array(z.string().regex(/^[0-9a-f]{4}$/)).default([]) }).default({ vendors: [] }),
+        selectors: z
+          .object({ vendors: z.array(z.string().regex(/^[0-9a-f]{4}$/)).default([]) })
+          .default({ vendors: [] }),
       }),
     )
     .default([]),
@@ -46,7 +48,10 @@ async function messageOf(promise: Promise<unknown>): Promise<string> {
 
 describe('loadConfig', () => {
   it('loads YAML and fills defaults', async () => {
-    const file = await write('c.yaml', 'resourceList:\n  - resourceName: a\n    selectors: { vendors: ["8086"] }\n');
+    const file = await write(
+      'c.yaml',
+      'resourceList:\n  - resourceName: a\n    selectors: { vendors: ["8086"] }\n',
+    );
     const loaded = await loadConfig(file, schema);
     expect(loaded.value).toEqual({
       resourceList: [{ resourceName: 'a', selectors: { vendors: ['8086'] } }],
@@ -64,7 +69,11 @@ describe('loadConfig', () => {
 
   it('treats an empty file as all defaults', async () => {
     const file = await write('c.yaml', '# nothing here\n');
-    expect((await loadConfig(file, schema)).value).toEqual({ resourceList: [], pollIntervalMs: 1000, mode: 'exclusive' });
+    expect((await loadConfig(file, schema)).value).toEqual({
+      resourceList: [],
+      pollIntervalMs: 1000,
+      mode: 'exclusive',
+    });
   });
 
   it('names the file, the field path and the problem', async () => {
@@ -85,8 +94,14 @@ describe('loadConfig', () => {
     ['mode: both\n', 'mode: Invalid option: expected one of "shared"|"exclusive"'],
     ['resourceList: {}\n', 'resourceList: expected array, received object'],
     ['resourceList:\n  - {}\n', 'resourceList[0].resourceName: expected string, received undefined'],
-    ['resourceList:\n  - resourceName: ""\n', 'resourceList[0].resourceName: Too small: expected string to have >=1 characters'],
-    ['id: true\n', 'id: matches none of the accepted forms: expected string, received boolean; or expected number, received boolean'],
+    [
+      'resourceList:\n  - resourceName: ""\n',
+      'resourceList[0].resourceName: Too small: expected string to have >=1 characters',
+    ],
+    [
+      'id: true\n',
+      'id: matches none of the accepted forms: expected string, received boolean; or expected number, received boolean',
+    ],
     ['- 1\n- 2\n', 'expected object, received array'],
     ['42\n', 'expected object, received number'],
   ])('rejects %j with the exact message', async (text, expected) => {
@@ -102,9 +117,13 @@ describe('loadConfig', () => {
 
   it('rejects duplicate keys, several documents and unresolved aliases', async () => {
     const dup = await write('dup.yaml', 'mode: shared\nmode: exclusive\n');
-    expect(await messageOf(loadConfig(dup, schema))).toBe(`${dup}: syntax error: Map keys must be unique at line 2, column 1`);
+    expect(await messageOf(loadConfig(dup, schema))).toBe(
+      `${dup}: syntax error: Map keys must be unique at line 2, column 1`,
+    );
     const multi = await write('multi.yaml', 'mode: shared\n---\nmode: exclusive\n');
-    expect(await messageOf(loadConfig(multi, schema))).toMatch(/^.*multi\.yaml: syntax error: Source contains multiple documents/);
+    expect(await messageOf(loadConfig(multi, schema))).toMatch(
+      /^.*multi\.yaml: syntax error: Source contains multiple documents/,
+    );
     const alias = await write('alias.yaml', 'mode: *nothing\n');
     expect(await messageOf(loadConfig(alias, schema))).toMatch(/alias\.yaml: syntax error: Unresolved alias/);
   });
@@ -114,10 +133,14 @@ describe('loadConfig', () => {
     for (let i = 1; i < 12; i++) {
       const prev = String.fromCharCode(96 + i);
       const name = String.fromCharCode(97 + i);
-      lines.push(`${name}: &${name} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`);
+      lines.push(
+        `${name}: &${name} [*${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}, *${prev}]`,
+      );
     }
     const file = await write('bomb.yaml', lines.join('\n') + '\n');
-    expect(await messageOf(loadConfig(file, schema))).toMatch(/bomb\.yaml: syntax error: Excessive alias count/);
+    expect(await messageOf(loadConfig(file, schema))).toMatch(
+      /bomb\.yaml: syntax error: Excessive alias count/,
+    );
   });
 
   it('reports a missing file, a directory, an unreadable and an oversized file', async () => {
@@ -138,7 +161,8 @@ describe('loadConfig', () => {
   });
 
   describe('unknown keys', () => {
-    const text = 'mode: shared\npollIntervalMS: 5\nresourceList:\n  - resourceName: a\n    selector: {}\n    extra: 1\n';
+    const text =
+      'mode: shared\npollIntervalMS: 5\nresourceList:\n  - resourceName: a\n    selector: {}\n    extra: 1\n';
 
     it('are errors by default, each with its path and a suggestion where one is close', async () => {
       const file = await write('c.yaml', text);
@@ -174,7 +198,9 @@ describe('loadConfig', () => {
     it('from strict schemas read the same way', async () => {
       const file = await write('c.yaml', 'a: 1\nb: 2\nc: {d: 1}\n');
       const strict = z.strictObject({ a: z.number(), c: z.strictObject({}) });
-      expect(await messageOf(loadConfig(file, strict))).toBe(`${file}: c.d: unknown key\n${file}: b: unknown key`);
+      expect(await messageOf(loadConfig(file, strict))).toBe(
+        `${file}: c.d: unknown key\n${file}: b: unknown key`,
+      );
     });
 
     it('quote keys that are not identifiers', async () => {
@@ -196,7 +222,37 @@ describe('loadConfig', () => {
       fc.json().map((j) => j),
       fc.jsonValue().map((v) => JSON.stringify(v)),
       fc
-        .array(fc.constantFrom('a:', ' ', '\n', '- ', '[', ']', '{', '}', '&x ', '*x', '!!str ', '"', "'", ':', '#', '---', '? ', 'mode', 'resourceList', '1', '\t', '|', '>', ',', '%YAML 1.2', '\u0000'), { maxLength: 40 })
+        .array(
+          fc.constantFrom(
+            'a:',
+            ' ',
+            '\n',
+            '- ',
+            '[',
+            ']',
+            '{',
+            '}',
+            '&x ',
+            '*x',
+            '!!str ',
+            '"',
+            "'",
+            ':',
+            '#',
+            '---',
+            '? ',
+            'mode',
+            'resourceList',
+            '1',
+            '\t',
+            '|',
+            '>',
+            ',',
+            '%YAML 1.2',
+            '\u0000',
+          ),
+          { maxLength: 40 },
+        )
         .map((parts) => parts.join('')),
     );
     fc.assert(

@@ -43,9 +43,12 @@ export async function loadConfig<S extends z.ZodType>(
   let text: string;
   try {
     const info = await stat(file);
-    if (info.isDirectory()) throw new ConfigError(file, [{ path: '', message: 'is a directory, not a file' }]);
+    if (info.isDirectory())
+      throw new ConfigError(file, [{ path: '', message: 'is a directory, not a file' }]);
     if (info.size > maxBytes) {
-      throw new ConfigError(file, [{ path: '', message: `file is ${info.size} bytes, more than the ${maxBytes} accepted` }]);
+      throw new ConfigError(file, [
+        { path: '', message: `file is ${info.size} bytes, more than the ${maxBytes} accepted` },
+      ]);
     }
     text = await readFile(file, 'utf8');
   } catch (error) {
@@ -72,7 +75,8 @@ export function parseConfigText<S extends z.ZodType>(
         doc.errors.map((e) => ({ path: '', message: `syntax error: ${firstLine(e.message)}` })),
       );
     }
-    for (const w of doc.warnings) warnings.push({ path: '', message: `YAML warning: ${firstLine(w.message)}` });
+    for (const w of doc.warnings)
+      warnings.push({ path: '', message: `YAML warning: ${firstLine(w.message)}` });
     input = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
     if (error instanceof ConfigError) throw error;
@@ -115,7 +119,12 @@ function toConfigIssues(issue: ZodIssue): ConfigIssue[] {
   }
   if (issue.code === 'invalid_union' && issue.errors.length > 0) {
     const alternatives = [...new Set(issue.errors.map((alt) => alt.map((a) => plain(a.message)).join(', ')))];
-    return [{ path: formatConfigPath(path), message: `matches none of the accepted forms: ${alternatives.join('; or ')}` }];
+    return [
+      {
+        path: formatConfigPath(path),
+        message: `matches none of the accepted forms: ${alternatives.join('; or ')}`,
+      },
+    ];
   }
   return [{ path: formatConfigPath(path), message: plain(issue.message) }];
 }

@@ -11,7 +11,10 @@ type Config = z.output<typeof schema>;
 
 /** Collects watcher events and lets a test wait for the next one (bounded by a generous timeout). */
 function recorder() {
-  const events: Array<{ kind: 'change'; change: ConfigChange<Config> } | { kind: 'error'; error: Error; reason: ConfigReloadReason }> = [];
+  const events: Array<
+    | { kind: 'change'; change: ConfigChange<Config> }
+    | { kind: 'error'; error: Error; reason: ConfigReloadReason }
+  > = [];
   const waiters: Array<() => void> = [];
   const push = (event: (typeof events)[number]) => {
     events.push(event);
@@ -56,7 +59,9 @@ describe('watchConfig', () => {
   it('rejects a bad file at start with a ConfigError', async () => {
     const file = join(dir, 'c.yaml');
     await writeFile(file, 'level: -1\n');
-    await expect(watchConfig({ file, schema, onChange: () => {}, onError: () => {}, signals: null })).rejects.toThrow(
+    await expect(
+      watchConfig({ file, schema, onChange: () => undefined, onError: () => undefined, signals: null }),
+    ).rejects.toThrow(
       new ConfigError(file, [{ path: 'level', message: 'Too small: expected number to be >=0' }]),
     );
   });
@@ -70,17 +75,25 @@ describe('watchConfig', () => {
 
     await replace(file, 'level: 2\n');
     const first = await rec.next(1);
-    expect(first).toMatchObject({ kind: 'change', change: { value: { level: 2 }, previous: { level: 1 }, reason: 'file' } });
+    expect(first).toMatchObject({
+      kind: 'change',
+      change: { value: { level: 2 }, previous: { level: 1 }, reason: 'file' },
+    });
 
     await replace(file, 'level: nope\n');
     const second = await rec.next(2);
     expect(second?.kind).toBe('error');
-    expect(second?.kind === 'error' && second.error.message).toBe(`${file}: level: expected number, received string`);
+    expect(second?.kind === 'error' && second.error.message).toBe(
+      `${file}: level: expected number, received string`,
+    );
     expect(watcher.current.level).toBe(2);
 
     await replace(file, 'level: 3\nname: y\n');
     const third = await rec.next(3);
-    expect(third).toMatchObject({ kind: 'change', change: { value: { level: 3, name: 'y' }, previous: { level: 2 } } });
+    expect(third).toMatchObject({
+      kind: 'change',
+      change: { value: { level: 3, name: 'y' }, previous: { level: 2 } },
+    });
     expect(watcher.current).toEqual({ level: 3, name: 'y' });
   });
 
@@ -103,7 +116,10 @@ describe('watchConfig', () => {
     await rename(join(dir, '..data_tmp'), join(dir, '..data'));
     await rm(join(dir, '..2026_01_01_00_00_00.1'), { recursive: true });
 
-    expect(await rec.next(1)).toMatchObject({ kind: 'change', change: { value: { level: 7 }, reason: 'file' } });
+    expect(await rec.next(1)).toMatchObject({
+      kind: 'change',
+      change: { value: { level: 7 }, reason: 'file' },
+    });
   });
 
   it('reloads on SIGHUP even when the text is unchanged, and not on an unchanged file event', async () => {
@@ -114,7 +130,10 @@ describe('watchConfig', () => {
     watcher = await watchConfig({ file, schema, ...rec, signals, pollIntervalMs: 0 });
     expect(await watcher.reload('file')).toBe(false);
     signals.emit('SIGHUP');
-    expect(await rec.next(1)).toMatchObject({ kind: 'change', change: { value: { level: 1 }, reason: 'signal' } });
+    expect(await rec.next(1)).toMatchObject({
+      kind: 'change',
+      change: { value: { level: 1 }, reason: 'signal' },
+    });
     watcher.close();
     expect(signals.listenerCount('SIGHUP')).toBe(0);
   });

@@ -68,7 +68,9 @@ export interface ConfigWatcher<T> {
  * the running configuration and reports why through `onError`; a file whose text did not change is not
  * reloaded (except on SIGHUP).
  */
-export async function watchConfig<S extends z.ZodType>(options: WatchConfigOptions<S>): Promise<ConfigWatcher<z.output<S>>> {
+export async function watchConfig<S extends z.ZodType>(
+  options: WatchConfigOptions<S>,
+): Promise<ConfigWatcher<z.output<S>>> {
   const { file, schema, onChange, onError } = options;
   const loadOptions: LoadConfigOptions = {
     ...(options.unknownKeys ? { unknownKeys: options.unknownKeys } : {}),

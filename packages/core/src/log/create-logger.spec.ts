@@ -30,7 +30,11 @@ describe('createLogger', () => {
     logger.warn('shown');
     logger.error({ err: new Error('boom') }, 'failed');
     expect(out.lines.map((l) => JSON.parse(l).msg)).toEqual(['shown', 'failed']);
-    expect(JSON.parse(out.lines[1] ?? '').err).toMatchObject({ type: 'Error', message: 'boom', stack: expect.any(String) });
+    expect(JSON.parse(out.lines[1] ?? '').err).toMatchObject({
+      type: 'Error',
+      message: 'boom',
+      stack: expect.any(String),
+    });
     const silent = capture();
     createLogger({ level: 'silent', destination: silent.destination }).error('nothing');
     expect(silent.lines).toEqual([]);

@@ -8,7 +8,10 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function get(path: string, method = 'GET'): Promise<{ status: number; body: string; type: string | null }> {
+async function get(
+  path: string,
+  method = 'GET',
+): Promise<{ status: number; body: string; type: string | null }> {
   const res = await fetch(`${server?.url}${path}`, { method });
   return { status: res.status, body: await res.text(), type: res.headers.get('content-type') };
 }
@@ -37,9 +40,16 @@ describe('startMetricsServer', () => {
     const metrics = createPluginMetrics();
     metrics.setRegistered('example.com/a', false);
     metrics.setRegistered('example.com/b', false);
-    server = await startMetricsServer({ address: '127.0.0.1:0', registry: metrics.registry, readiness: metrics.readiness });
+    server = await startMetricsServer({
+      address: '127.0.0.1:0',
+      registry: metrics.registry,
+      readiness: metrics.readiness,
+    });
     expect(await get('/healthz')).toMatchObject({ status: 200, body: 'ok\n' });
-    expect(await get('/readyz')).toMatchObject({ status: 503, body: 'not registered: example.com/a, example.com/b\n' });
+    expect(await get('/readyz')).toMatchObject({
+      status: 503,
+      body: 'not registered: example.com/a, example.com/b\n',
+    });
     metrics.registered('example.com/a');
     metrics.registered('example.com/b');
     expect(await get('/readyz')).toMatchObject({ status: 200, body: 'ready\n' });
@@ -69,7 +79,9 @@ describe('startMetricsServer', () => {
 
   it('rejects a malformed address and one in use', async () => {
     const registry = createPluginMetrics().registry;
-    await expect(startMetricsServer({ address: 'nope', registry })).rejects.toThrow('"nope" is not HOST:PORT');
+    await expect(startMetricsServer({ address: 'nope', registry })).rejects.toThrow(
+      '"nope" is not HOST:PORT',
+    );
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;

@@ -42,7 +42,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz') return send(res, 404, 'not found: try /metrics, /healthz or /readyz\n');
+    if (path !== '/metrics' && path !== '/healthz' && path !== '/readyz')
+      return send(res, 404, 'not found: try /metrics, /healthz or /readyz\n');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       return send(res, 405, 'method not allowed\n');
@@ -56,7 +57,13 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       }
     }
     const result = await probe(path === '/healthz' ? liveness : readiness);
-    return send(res, result.ok ? 200 : 503, `${result.message ?? (result.ok ? 'ok' : 'not ok')}\n`, undefined, req.method === 'HEAD');
+    return send(
+      res,
+      result.ok ? 200 : 503,
+      `${result.message ?? (result.ok ? 'ok' : 'not ok')}\n`,
+      undefined,
+      req.method === 'HEAD',
+    );
   };
 
   const server = createServer((req, res) => {
@@ -64,7 +71,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(new Error(`cannot listen on ${options.address}: ${error.message}`));
+    const onError = (error: Error) =>
+      reject(new Error(`cannot listen on ${options.address}: ${error.message}`));
     server.once('error', onError);
     server.listen({ port, ...(host ? { host } : {}) }, () => {
       server.off('error', onError);
@@ -95,8 +103,18 @@ async function probe(provider: ProbeProvider): Promise<ProbeResult> {
   }
 }
 
-function send(res: ServerResponse, status: number, body: string, contentType = 'text/plain; charset=utf-8', headOnly = false): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+  headOnly = false,
+): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+  });
   res.end(headOnly ? undefined : body);
 }

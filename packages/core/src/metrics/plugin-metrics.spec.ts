@@ -24,7 +24,9 @@ describe('createPluginMetrics', () => {
       'kdp_build_info gauge',
     ]);
     for (const name of names) expect(name.split(' ')[0]).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);
-    expect(text).toContain(`kdp_build_info{plugin="test-plugin",version="1.2.3",node_version="${process.version}"} 1`);
+    expect(text).toContain(
+      `kdp_build_info{plugin="test-plugin",version="1.2.3",node_version="${process.version}"} 1`,
+    );
   });
 
   it('tracks devices by health, removing the series of devices that disappear', async () => {

@@ -111,7 +111,10 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
       help: 'Always 1; the labels say which plugin and version runs.',
       labelNames: ['plugin', 'version', 'node_version'] as const,
       registers,
-    }).set({ plugin: options.build.plugin, version: options.build.version, node_version: process.version }, 1);
+    }).set(
+      { plugin: options.build.plugin, version: options.build.version, node_version: process.version },
+      1,
+    );
   }
   if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
 
@@ -162,7 +165,8 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
     },
     removeResource(resource) {
       // prom-client removes series by their full label set only.
-      for (const metric of [resourceRegistered, registrations, allocateDuration, streamGauge]) metric.remove({ resource });
+      for (const metric of [resourceRegistered, registrations, allocateDuration, streamGauge])
+        metric.remove({ resource });
       for (const reason of reasons.get(resource) ?? []) reregistrations.remove({ resource, reason });
       for (const outcome of ['ok', 'error']) allocateRequests.remove({ resource, outcome });
       for (const id of knownDevices.get(resource) ?? []) deviceHealth.remove({ resource, device: id });
@@ -172,8 +176,13 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
       registeredState.delete(resource);
     },
     readiness() {
-      const waiting = [...registeredState].filter(([, ok]) => !ok).map(([resource]) => resource).sort();
-      return waiting.length === 0 ? { ok: true, message: 'ready' } : { ok: false, message: `not registered: ${waiting.join(', ')}` };
+      const waiting = [...registeredState]
+        .filter(([, ok]) => !ok)
+        .map(([resource]) => resource)
+        .sort();
+      return waiting.length === 0
+        ? { ok: true, message: 'ready' }
+        : { ok: false, message: `not registered: ${waiting.join(', ')}` };
     },
   };
 }
