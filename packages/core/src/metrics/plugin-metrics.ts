@@ -1,5 +1,4 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { DeviceHealth } from '../plugin-device';
 
 /** A probe's answer: `ok`, and a short plain-text message for the HTTP body. */
 export interface ProbeResult {
