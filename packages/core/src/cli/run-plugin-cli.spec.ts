@@ -133,6 +133,25 @@ describe('runPluginCli: --help, --version and usage errors', () => {
     expect(await harness(['serve', '-h']).run()).toBe(0);
   });
 
+  it("lists the plugin's extra flags with their defaults", async () => {
+    const h = harness(['--help'], {
+      extraFlags: {
+        'device-list-strategy': {
+          type: 'string',
+          valueName: 'STRATEGY',
+          description: 'how devices reach containers',
+          default: 'envvar',
+        },
+        'fail-on-init-error': { type: 'boolean', description: 'exit when discovery fails' },
+      },
+    });
+    expect(await h.run()).toBe(0);
+    expect(h.stdout()).toContain(
+      '  --device-list-strategy STRATEGY  how devices reach containers [envvar]\n',
+    );
+    expect(h.stdout()).toContain('  --fail-on-init-error             exit when discovery fails\n');
+  });
+
   it('prints the version', async () => {
     const h = harness(['--version']);
     expect(await h.run()).toBe(0);
@@ -400,11 +419,17 @@ describe('runPluginCli: serve', () => {
     expect(ctx?.config).toEqual({ pollIntervalMs: 1000, names: [] });
     expect(ctx?.metricsServer).toBeUndefined();
     expect(h.signals.listenerCount('SIGTERM')).toBe(1);
+    h.signals.emit('SIGHUP'); // no --config: logged, and the process keeps running
     h.signals.emit('SIGTERM');
     expect(await done).toBe(0);
     expect(ctx?.signal.aborted).toBe(true);
     for (const s of ['SIGTERM', 'SIGINT', 'SIGHUP']) expect(h.signals.listenerCount(s)).toBe(0);
-    expect(h.logs().map((l) => l['msg'])).toEqual(['starting', 'shutting down', 'stopped']);
+    expect(h.logs().map((l) => l['msg'])).toEqual([
+      'starting',
+      'SIGHUP received; no --config file to reload',
+      'shutting down',
+      'stopped',
+    ]);
   });
 
   it('serves metrics and probes on --metrics-address (port 0) until shutdown', async () => {

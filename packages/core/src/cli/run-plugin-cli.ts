@@ -146,6 +146,9 @@ async function run<S extends z.ZodType>(
   const onInt = onTerminate('SIGINT');
   signals.on('SIGTERM', onTerm);
   signals.on('SIGINT', onInt);
+  // Without --config there is nothing to reload, but SIGHUP's default action would end the process.
+  const onHup = () => logger.info('SIGHUP received; no --config file to reload');
+  if (command.command === 'serve' && flags.config === undefined) signals.on('SIGHUP', onHup);
 
   let watcher: ConfigWatcher<z.output<S>> | undefined;
   let metricsServer: MetricsServer | undefined;
@@ -249,6 +252,7 @@ async function run<S extends z.ZodType>(
   } finally {
     signals.off('SIGTERM', onTerm);
     signals.off('SIGINT', onInt);
+    signals.off('SIGHUP', onHup);
     watcher?.close();
     await metricsServer?.close();
   }

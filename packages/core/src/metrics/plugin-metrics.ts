@@ -47,42 +47,34 @@ const ALLOCATE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginMetrics {
   const registry = options.registry ?? new Registry();
   const registers = [registry];
-  const deviceHealth = new Gauge({
-    name: 'kdp_device_health',
-    help: 'Health of each advertised device: 1 Healthy, 0 Unhealthy.',
-    labelNames: ['resource', 'device'] as const,
-    registers,
-  });
-  const devices = new Gauge({
-    name: 'kdp_devices',
-    help: 'Advertised devices per resource and health.',
-    labelNames: ['resource', 'health'] as const,
-    registers,
-  });
-  const resourceRegistered = new Gauge({
-    name: 'kdp_resource_registered',
-    help: '1 while the resource is registered with the kubelet, else 0.',
-    labelNames: ['resource'] as const,
-    registers,
-  });
-  const registrations = new Counter({
-    name: 'kdp_registrations_total',
-    help: 'Successful registrations with the kubelet.',
-    labelNames: ['resource'] as const,
-    registers,
-  });
-  const reregistrations = new Counter({
-    name: 'kdp_reregistrations_total',
-    help: 'Re-registrations, by what triggered them.',
-    labelNames: ['resource', 'reason'] as const,
-    registers,
-  });
-  const allocateRequests = new Counter({
-    name: 'kdp_allocate_requests_total',
-    help: 'Allocate calls, by outcome (ok or error).',
-    labelNames: ['resource', 'outcome'] as const,
-    registers,
-  });
+  const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Gauge<L>({ name, help, labelNames, registers });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) =>
+    new Counter<L>({ name, help, labelNames, registers });
+
+  const deviceHealth = gauge(
+    'kdp_device_health',
+    'Health of each advertised device: 1 Healthy, 0 Unhealthy.',
+    ['resource', 'device'],
+  );
+  const devices = gauge('kdp_devices', 'Advertised devices per resource and health.', ['resource', 'health']);
+  const resourceRegistered = gauge(
+    'kdp_resource_registered',
+    '1 while the resource is registered with the kubelet, else 0.',
+    ['resource'],
+  );
+  const registrations = counter('kdp_registrations_total', 'Successful registrations with the kubelet.', [
+    'resource',
+  ]);
+  const reregistrations = counter('kdp_reregistrations_total', 'Re-registrations, by what triggered them.', [
+    'resource',
+    'reason',
+  ]);
+  const allocateRequests = counter(
+    'kdp_allocate_requests_total',
+    'Allocate calls, by outcome (ok or error).',
+    ['resource', 'outcome'],
+  );
   const allocateDuration = new Histogram({
     name: 'kdp_allocate_duration_seconds',
     help: 'Time to answer an Allocate call.',
@@ -90,25 +82,18 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
     buckets: ALLOCATE_BUCKETS,
     registers,
   });
-  const streamGauge = new Gauge({
-    name: 'kdp_list_and_watch_streams',
-    help: 'Open ListAndWatch streams.',
-    labelNames: ['resource'] as const,
-    registers,
-  });
-  const configReloads = new Counter({
-    name: 'kdp_config_reloads_total',
-    help: 'Configuration reloads, by outcome (ok or error).',
-    labelNames: ['outcome'] as const,
-    registers,
-  });
+  const streamGauge = gauge('kdp_list_and_watch_streams', 'Open ListAndWatch streams.', ['resource']);
+  const configReloads = counter(
+    'kdp_config_reloads_total',
+    'Configuration reloads, by outcome (ok or error).',
+    ['outcome'],
+  );
   if (options.build) {
-    new Gauge({
-      name: 'kdp_build_info',
-      help: 'Always 1; the labels say which plugin and version runs.',
-      labelNames: ['plugin', 'version', 'node_version'] as const,
-      registers,
-    }).set(
+    gauge('kdp_build_info', 'Always 1; the labels say which plugin and version runs.', [
+      'plugin',
+      'version',
+      'node_version',
+    ]).set(
       { plugin: options.build.plugin, version: options.build.version, node_version: process.version },
       1,
     );
