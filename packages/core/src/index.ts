@@ -52,6 +52,8 @@ export { silentLogger } from './logger';
 export type { LogMethod, Logger } from './logger';
 export { sanitizeResourceName, socketFileName, socketPath } from './socket-path';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
+export { bindPluginMetrics, serveDevicePlugin } from './serve-device-plugin';
+export type { ServeDevicePluginContext } from './serve-device-plugin';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
 // runtime: configuration, CDI, metrics, logging, CLI

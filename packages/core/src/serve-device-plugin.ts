@@ -1,0 +1,64 @@
+import type { DevicePlugin } from './device-plugin';
+import type { PluginMetrics } from './metrics/plugin-metrics';
+
+/** Drives the plugin metric set (and so the default /readyz) from a plugin's events; returns the unsubscribe. */
+export function bindPluginMetrics(plugin: DevicePlugin, metrics: PluginMetrics): () => void {
+  for (const resource of plugin.resources()) {
+    metrics.setRegistered(resource.name, resource.state === 'registered');
+  }
+  return plugin.on((event) => {
+    switch (event.type) {
+      case 'state':
+        metrics.setRegistered(event.resource, event.to === 'registered');
+        break;
+      case 'registered':
+        metrics.registered(event.resource);
+        if (event.reregistration) metrics.reregistered(event.resource, event.reason ?? 'unknown');
+        break;
+      case 'devices':
+        metrics.setDevices(event.resource, event.devices);
+        break;
+      case 'allocate':
+        metrics.allocate(event.resource, event.durationMs / 1000, event.outcome === 'ok');
+        break;
+      case 'stream-opened':
+      case 'stream-closed':
+        metrics.streams(event.resource, event.open);
+        break;
+      case 'resource-added':
+        metrics.setRegistered(event.resource, false);
+        break;
+      case 'resource-removed':
+        metrics.removeResource(event.resource);
+        break;
+      default:
+        break;
+    }
+  });
+}
+
+/** What {@link serveDevicePlugin} needs of `serve`'s context (a `ServeContext` has it). */
+export interface ServeDevicePluginContext {
+  readonly metrics: PluginMetrics;
+  /** Fires on SIGTERM/SIGINT; create the plugin with `handleSignals: false` so only this one stops it. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs a device plugin for a `serve` command: metrics and readiness follow its events, it starts, and it stops
+ * (streams ended, sockets unlinked) when the signal fires or it stops by itself; resolves once it has stopped.
+ */
+export async function serveDevicePlugin(ctx: ServeDevicePluginContext, plugin: DevicePlugin): Promise<void> {
+  const unbind = bindPluginMetrics(plugin, ctx.metrics);
+  const aborted = new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  try {
+    await plugin.start();
+    await Promise.race([aborted, plugin.stopped]);
+  } finally {
+    await plugin.stop();
+    unbind();
+  }
+}
