@@ -72,21 +72,32 @@ export async function readPciDevice(
   if (!located.ok) return { warnings: [`${located.message}; device skipped`] };
   const dir = located.path;
   try {
-    const hexAttribute = async (name: string, digits: number): Promise<string | undefined> => {
+    const hexAttribute = async (name: string, digits: number): Promise<{ value?: string; bad?: string }> => {
       const text = await sysfs.read(`${dir}/${name}`);
-      if (text === undefined) return undefined;
+      if (text === undefined) return {};
       const value = parseSysfsHex(text);
-      if (value === undefined) warnings.push(`${address}: ${name} is not hex ("${text.slice(0, 40)}")`);
-      return value === undefined ? undefined : formatSysfsHex(value, digits);
+      return value === undefined ? { bad: text } : { value: formatSysfsHex(value, digits) };
     };
-    const [vendor, device, subsystemVendor, subsystemDevice, klass, revision] = await Promise.all([
-      hexAttribute('vendor', 4),
-      hexAttribute('device', 4),
-      hexAttribute('subsystem_vendor', 4),
-      hexAttribute('subsystem_device', 4),
-      hexAttribute('class', 6),
-      hexAttribute('revision', 2),
-    ]);
+    const hexNames = [
+      'vendor',
+      'device',
+      'subsystem_vendor',
+      'subsystem_device',
+      'class',
+      'revision',
+    ] as const;
+    const hexDigits = [4, 4, 4, 4, 6, 2];
+    const hexResults = await Promise.all(
+      hexNames.map((name, i) => hexAttribute(name, hexDigits[i] as number)),
+    );
+    // Warnings are added after all reads finish, in attribute order, so that they come out deterministic.
+    const [vendor, device, subsystemVendor, subsystemDevice, klass, revision] = hexResults.map(
+      (result, i) => {
+        if (result.bad !== undefined)
+          warnings.push(`${address}: ${hexNames[i]} is not hex ("${result.bad.slice(0, 40)}")`);
+        return result.value;
+      },
+    );
     const [driver, numaText, localCpus, iommuName, totalVfs, numVfs, physfn, entries] = await Promise.all([
       sysfs.readLinkName(`${dir}/driver`),
       sysfs.read(`${dir}/numa_node`),
