@@ -16,25 +16,25 @@ const extraFlags = {
   'resource-prefix': {
     type: 'string',
     valueName: 'PREFIX',
-    description: `resource prefix of pools without resourcePrefix [${DEFAULT_RESOURCE_PREFIX}]`,
+    description: `resource prefix of pools without resourcePrefix`,
     default: DEFAULT_RESOURCE_PREFIX,
   },
   'devinfo-dir': {
     type: 'string',
     valueName: 'DIR',
-    description: `where Multus device-info files are written [${DEFAULT_DEVINFO_DIR}]`,
+    description: `where Multus device-info files are written`,
     default: DEFAULT_DEVINFO_DIR,
   },
   'poll-interval': {
     type: 'string',
     valueName: 'MS',
-    description: 'rescan period in milliseconds; sysfs changes seen by fs.watch rescan at once [1000]',
+    description: 'rescan period in milliseconds; sysfs changes seen by fs.watch rescan at once',
     default: '1000',
   },
   'vanished-grace': {
     type: 'string',
     valueName: 'MS',
-    description: 'how long a vanished VF stays advertised as Unhealthy, in milliseconds [30000]',
+    description: 'how long a vanished VF stays advertised as Unhealthy, in milliseconds',
     default: '30000',
   },
 } as const;
