@@ -1,11 +1,13 @@
 import {
   createSysfs,
   isPciAddress,
+  parsePciAddress,
   parseSysfsHex,
   parseSysfsInt,
   pciePlacementFromPath,
   type Sysfs,
 } from '@kdp/topology';
+import { createBlockingSysfs } from './blocking-sysfs';
 import type { FunctionKind, NicFunction, NodeScan, SkippedFunction } from './nic-function';
 import { readDefaultRouteInterfaces } from './default-route';
 import { readRdmaCharDevices } from './rdma-char-devices';
@@ -45,10 +47,17 @@ interface RawFunction {
   readonly ownCarrier?: boolean;
   readonly rdmaDevices: readonly string[];
   readonly uioDevices: readonly string[];
-  readonly physfn?: string;
-  readonly sriov?: { readonly totalVfs: number; readonly numVfs: number };
-  readonly virtfns: readonly { readonly index: number; readonly address: string }[];
+  readonly sriov?: RawSriov;
   readonly pciePath?: readonly string[];
+}
+
+interface RawSriov {
+  readonly totalVfs: number;
+  readonly numVfs: number;
+  readonly offset?: number;
+  readonly stride?: number;
+  /** sriov_vf_device: the device ID of every VF. */
+  readonly vfDevice?: string;
 }
 
 /**
@@ -56,38 +65,59 @@ interface RawFunction {
  * group, netdevs and their link type, RDMA and uio devices, PF/VF relations and PF carrier. Never throws:
  * a function that cannot be read is skipped with a warning. PFs with VFs enabled and the interface holding
  * the IPv4 default route are returned in `skipped`, as upstream never offers them.
+ *
+ * VFs are read lean, since a node may have thousands: vendor, VF device ID (`sriov_vf_device`), NUMA node,
+ * link type and placement come from their PF; only the driver, netdevs, RDMA devices and IOMMU group are
+ * read per VF. VF indexes come from the PF's `sriov_offset`/`sriov_stride` (the PCIe routing-ID formula),
+ * checked against the device list, with the `virtfnN` links as the fallback.
  */
 export async function scanNode(options: ScanNodeOptions): Promise<NodeScan> {
   const { sysfs } = options;
   const warnings: string[] = [];
   const names = (await sysfs.list(PCI)).filter((name) => isPciAddress(name));
-  const [raws, defaultRoute] = await Promise.all([
-    Promise.all(names.map((address) => readRaw(sysfs, address, warnings))),
+  const [entryLists, defaultRoute] = await Promise.all([
+    Promise.all(names.map((address) => sysfs.list(`${PCI}/${address}`))),
     options.procfs ? readDefaultRouteInterfaces(options.procfs) : Promise.resolve(new Set<string>()),
   ]);
-  const byAddress = new Map<string, RawFunction>();
-  for (const raw of raws) if (raw) byAddress.set(raw.address, raw);
+  const entries = new Map<string, ReadonlySet<string>>();
+  names.forEach((address, i) => entries.set(address, new Set(entryLists[i])));
 
-  // VF index and PF of every VF, from the PFs' virtfnN links (the physfn link alone has no index).
-  const vfOf = new Map<string, { pfAddress: string; index: number }>();
-  for (const raw of byAddress.values()) {
-    for (const vf of raw.virtfns) vfOf.set(vf.address, { pfAddress: raw.address, index: vf.index });
-  }
+  // Physical (and plain) functions first: VFs inherit most facts from them.
+  const heads = names.filter((address) => !entries.get(address)?.has('physfn'));
+  const headRaws = await Promise.all(
+    heads.map((address) => readFunction(sysfs, address, entries.get(address) ?? new Set(), warnings)),
+  );
+  const byAddress = new Map<string, RawFunction>();
+  for (const raw of headRaws) if (raw) byAddress.set(raw.address, raw);
+
+  // VF index and PF of every VF of a candidate PF.
+  const vfOf = new Map<string, { pf: RawFunction; index: number }>();
+  await Promise.all(
+    [...byAddress.values()]
+      .filter((raw) => raw.sriov !== undefined)
+      .map(async (pf) => {
+        for (const vf of await vfsOf(sysfs, pf, entries)) vfOf.set(vf.address, { pf, index: vf.index });
+      }),
+  );
+  const vfAddresses = names.filter((address) => entries.get(address)?.has('physfn'));
+  const vfRaws = await Promise.all(
+    vfAddresses.map((address) => {
+      const owner = vfOf.get(address);
+      return owner === undefined
+        ? undefined
+        : readVf(sysfs, address, entries.get(address) ?? new Set(), owner.pf);
+    }),
+  );
+  for (const raw of vfRaws) if (raw) byAddress.set(raw.address, raw);
 
   const functions: NicFunction[] = [];
   const skipped: SkippedFunction[] = [];
   for (const raw of byAddress.values()) {
-    let vf = vfOf.get(raw.address);
-    if (vf === undefined && raw.physfn !== undefined) {
-      warnings.push(`${raw.address}: has a physfn link to ${raw.physfn} but no virtfn link points at it`);
-    }
-    if (vf !== undefined && raw.physfn !== undefined && raw.physfn !== vf.pfAddress) {
-      warnings.push(`${raw.address}: physfn names ${raw.physfn} but ${vf.pfAddress} lists it as a VF`);
-      vf = undefined;
-    }
-    const pf = vf === undefined ? undefined : byAddress.get(vf.pfAddress);
-    const pfName = pf !== undefined ? pf.netdevs[0] : vf === undefined ? raw.netdevs[0] : undefined;
-    const pfCarrier = vf === undefined ? raw.ownCarrier : pf?.ownCarrier;
+    const owner = vfOf.get(raw.address);
+    const pf = owner?.pf;
+    const vf = owner === undefined ? undefined : { pfAddress: owner.pf.address, index: owner.index };
+    const pfName = pf !== undefined ? pf.netdevs[0] : raw.netdevs[0];
+    const pfCarrier = pf !== undefined ? pf.ownCarrier : raw.ownCarrier;
     const linkType = raw.ownLinkType ?? pf?.ownLinkType;
     const pciePath = raw.pciePath ?? pf?.pciePath ?? [];
     const fn: NicFunction = {
@@ -105,7 +135,9 @@ export async function scanNode(options: ScanNodeOptions): Promise<NodeScan> {
       rdmaDevices: raw.rdmaDevices,
       uioDevices: raw.uioDevices,
       ...(vf !== undefined ? { vf } : {}),
-      ...(raw.sriov !== undefined ? { sriov: raw.sriov } : {}),
+      ...(raw.sriov !== undefined
+        ? { sriov: { totalVfs: raw.sriov.totalVfs, numVfs: raw.sriov.numVfs } }
+        : {}),
       ...optional('pfName', pfName),
       ...optional('pfCarrier', pfCarrier),
       pciePath,
@@ -129,49 +161,50 @@ export async function scanNode(options: ScanNodeOptions): Promise<NodeScan> {
   return { functions, skipped, rdmaCharDevices, warnings };
 }
 
-/** Creates the readers for `scanNode` from the command line's roots. */
-export function createScanReaders(sysfsRoot: string, procRoot: string): ScanNodeOptions {
-  return { sysfs: createSysfs({ root: sysfsRoot }), procfs: createSysfs({ root: procRoot }) };
+/**
+ * Creates the readers for `scanNode` from the command line's roots: confined like `createSysfs`, with
+ * synchronous system calls for sysfs (see `createBlockingSysfs`) unless `blocking` is false.
+ */
+export function createScanReaders(sysfsRoot: string, procRoot: string, blocking = true): ScanNodeOptions {
+  return {
+    sysfs: blocking ? createBlockingSysfs(sysfsRoot) : createSysfs({ root: sysfsRoot }),
+    procfs: createSysfs({ root: procRoot }),
+  };
 }
 
-async function readRaw(sysfs: Sysfs, address: string, warnings: string[]): Promise<RawFunction | undefined> {
+/** Reads a physical or plain function in full; undefined when it is no network or accelerator function. */
+async function readFunction(
+  sysfs: Sysfs,
+  address: string,
+  has: ReadonlySet<string>,
+  warnings: string[],
+): Promise<RawFunction | undefined> {
   const dir = `${PCI}/${address}`;
-  const classText = await sysfs.read(`${dir}/class`);
-  if (classText === undefined) return undefined;
-  const kind = kindOfClass(parseSysfsHex(classText));
+  const classText = has.has('class') ? await sysfs.read(`${dir}/class`) : undefined;
+  const kind = kindOfClass(classText === undefined ? undefined : parseSysfsHex(classText));
   if (kind === undefined) return undefined;
-  const [vendor, device, driver, numaText, iommuName, physfn, totalVfs, numVfs, acpiIndex, netdevs, rdma] =
-    await Promise.all([
-      sysfs.read(`${dir}/vendor`),
-      sysfs.read(`${dir}/device`),
-      sysfs.readLinkName(`${dir}/driver`),
-      sysfs.read(`${dir}/numa_node`),
-      sysfs.readLinkName(`${dir}/iommu_group`),
-      sysfs.readLinkName(`${dir}/physfn`),
-      sysfs.readInt(`${dir}/sriov_totalvfs`),
-      sysfs.readInt(`${dir}/sriov_numvfs`),
-      sysfs.read(`${dir}/acpi_index`),
-      sysfs.list(`${dir}/net`),
-      sysfs.list(`${dir}/infiniband`),
-    ]);
+  const isPf = has.has('sriov_totalvfs');
+  const [vendor, device, driver, numaText, iommuName, acpiIndex, netdevs, rdma, sriov] = await Promise.all([
+    sysfs.read(`${dir}/vendor`),
+    sysfs.read(`${dir}/device`),
+    has.has('driver') ? sysfs.readLinkName(`${dir}/driver`) : undefined,
+    sysfs.read(`${dir}/numa_node`),
+    has.has('iommu_group') ? sysfs.readLinkName(`${dir}/iommu_group`) : undefined,
+    has.has('acpi_index') ? sysfs.read(`${dir}/acpi_index`) : undefined,
+    has.has('net') ? sysfs.list(`${dir}/net`) : [],
+    has.has('infiniband') ? sysfs.list(`${dir}/infiniband`) : [],
+    isPf ? readSriov(sysfs, dir) : undefined,
+  ]);
   const numa = numaText === undefined ? undefined : parseSysfsInt(numaText);
   if (numaText !== undefined && numa === undefined) {
     warnings.push(`${address}: numa_node is not a number ("${numaText.slice(0, 40)}"); topology unknown`);
   }
-  const group = iommuName === undefined ? undefined : parseSysfsInt(iommuName);
-  if (iommuName !== undefined && group === undefined) {
-    warnings.push(`${address}: iommu_group link names "${iommuName.slice(0, 40)}", not a number`);
-  }
-  const isPf = totalVfs !== undefined;
-  const [linkTypeText, carrierText, noIommuName, uio, virtfns, resolved] = await Promise.all([
+  const group = iommuGroupNumber(address, iommuName, warnings);
+  const [linkTypeText, carrierText, extra, resolved] = await Promise.all([
     netdevs[0] === undefined ? undefined : sysfs.read(`${dir}/net/${netdevs[0]}/type`),
-    netdevs[0] === undefined || physfn !== undefined
-      ? undefined
-      : sysfs.read(`${dir}/net/${netdevs[0]}/carrier`),
-    driver === 'vfio-pci' && group !== undefined ? sysfs.read(`${dir}/iommu_group/name`) : undefined,
-    driver === 'igb_uio' || driver === 'uio_pci_generic' ? sysfs.list(`${dir}/uio`) : [],
-    isPf ? readVirtfns(sysfs, dir) : [],
-    physfn === undefined ? sysfs.resolve(dir) : undefined,
+    netdevs[0] === undefined ? undefined : sysfs.read(`${dir}/net/${netdevs[0]}/carrier`),
+    driverNodes(sysfs, dir, driver, group),
+    sysfs.resolve(dir),
   ]);
   const typeNumber = linkTypeText === undefined ? undefined : parseSysfsInt(linkTypeText);
   const placement = resolved === undefined ? undefined : pciePlacementFromPath(resolved, address);
@@ -183,25 +216,135 @@ async function readRaw(sysfs: Sysfs, address: string, warnings: string[]): Promi
     ...optional('driver', driver),
     ...optional('numaNode', numa !== undefined && numa >= 0 ? numa : undefined),
     ...optional('iommuGroup', group),
-    noIommu: noIommuName === 'vfio-noiommu',
+    noIommu: extra.noIommu,
     ...optional('acpiIndex', acpiIndex === '' ? undefined : acpiIndex),
     netdevs,
-    ...optional(
-      'ownLinkType',
-      typeNumber === undefined ? undefined : (LINK_TYPES[typeNumber] ?? `${typeNumber}`),
-    ),
+    ...optional('ownLinkType', linkTypeName(typeNumber)),
     // Reading `carrier` of an interface that is administratively down fails (EINVAL): no carrier.
-    ...optional(
-      'ownCarrier',
-      netdevs[0] === undefined || physfn !== undefined ? undefined : carrierText === '1',
-    ),
+    ...optional('ownCarrier', netdevs[0] === undefined ? undefined : carrierText === '1'),
     rdmaDevices: rdma,
-    uioDevices: uio.filter((name) => /^uio\d+$/.test(name)),
-    ...optional('physfn', physfn !== undefined && isPciAddress(physfn) ? physfn : undefined),
-    ...(isPf ? { sriov: { totalVfs, numVfs: numVfs ?? 0 } } : {}),
-    virtfns,
+    uioDevices: extra.uio,
+    ...(sriov !== undefined ? { sriov } : {}),
     ...optional('pciePath', placement?.bridges),
   };
+}
+
+/** Reads a VF lean: its own driver, netdevs, RDMA devices and IOMMU group; the rest from its PF. */
+async function readVf(
+  sysfs: Sysfs,
+  address: string,
+  has: ReadonlySet<string>,
+  pf: RawFunction,
+): Promise<RawFunction> {
+  const dir = `${PCI}/${address}`;
+  const [driver, iommuName, netdevs, rdma, device, acpiIndex] = await Promise.all([
+    has.has('driver') ? sysfs.readLinkName(`${dir}/driver`) : undefined,
+    has.has('iommu_group') ? sysfs.readLinkName(`${dir}/iommu_group`) : undefined,
+    has.has('net') ? sysfs.list(`${dir}/net`) : [],
+    has.has('infiniband') ? sysfs.list(`${dir}/infiniband`) : [],
+    pf.sriov?.vfDevice === undefined ? sysfs.read(`${dir}/device`).then(hexId) : pf.sriov.vfDevice,
+    has.has('acpi_index') ? sysfs.read(`${dir}/acpi_index`) : undefined,
+  ]);
+  const group = iommuGroupNumber(address, iommuName, []);
+  const extra = await driverNodes(sysfs, dir, driver, group);
+  return {
+    address,
+    kind: pf.kind,
+    ...optional('vendor', pf.vendor),
+    ...optional('device', device),
+    ...optional('driver', driver),
+    ...optional('numaNode', pf.numaNode),
+    ...optional('iommuGroup', group),
+    noIommu: extra.noIommu,
+    ...optional('acpiIndex', acpiIndex === '' ? undefined : acpiIndex),
+    netdevs,
+    rdmaDevices: rdma,
+    uioDevices: extra.uio,
+  };
+}
+
+function iommuGroupNumber(address: string, name: string | undefined, warnings: string[]): number | undefined {
+  const group = name === undefined ? undefined : parseSysfsInt(name);
+  if (name !== undefined && group === undefined) {
+    warnings.push(`${address}: iommu_group link names "${name.slice(0, 40)}", not a number`);
+  }
+  return group;
+}
+
+/** vfio no-IOMMU mode (a `name` of vfio-noiommu on the group) and uio nodes, read only for those drivers. */
+async function driverNodes(
+  sysfs: Sysfs,
+  dir: string,
+  driver: string | undefined,
+  group: number | undefined,
+): Promise<{ noIommu: boolean; uio: string[] }> {
+  if (driver === 'vfio-pci' && group !== undefined) {
+    const name = (await sysfs.exists(`${dir}/iommu_group/name`))
+      ? await sysfs.read(`${dir}/iommu_group/name`)
+      : undefined;
+    return { noIommu: name === 'vfio-noiommu', uio: [] };
+  }
+  if (driver === 'igb_uio' || driver === 'uio_pci_generic') {
+    return { noIommu: false, uio: (await sysfs.list(`${dir}/uio`)).filter((name) => /^uio\d+$/.test(name)) };
+  }
+  return { noIommu: false, uio: [] };
+}
+
+function linkTypeName(type: number | undefined): string | undefined {
+  return type === undefined ? undefined : (LINK_TYPES[type] ?? `${type}`);
+}
+
+async function readSriov(sysfs: Sysfs, dir: string): Promise<RawSriov | undefined> {
+  const [totalVfs, numVfs, offset, stride, vfDevice] = await Promise.all([
+    sysfs.readInt(`${dir}/sriov_totalvfs`),
+    sysfs.readInt(`${dir}/sriov_numvfs`),
+    sysfs.readInt(`${dir}/sriov_offset`),
+    sysfs.readInt(`${dir}/sriov_stride`),
+    sysfs.read(`${dir}/sriov_vf_device`),
+  ]);
+  if (totalVfs === undefined) return undefined;
+  return {
+    totalVfs,
+    numVfs: numVfs ?? 0,
+    ...optional('offset', offset),
+    ...optional('stride', stride),
+    ...optional('vfDevice', hexId(vfDevice)),
+  };
+}
+
+/**
+ * The VFs of a PF with their indexes: computed from the routing-ID formula (VF i = PF + offset + i × stride)
+ * when every computed function exists and is a VF; otherwise read from the `virtfnN` links.
+ */
+async function vfsOf(
+  sysfs: Sysfs,
+  pf: RawFunction,
+  entries: ReadonlyMap<string, ReadonlySet<string>>,
+): Promise<{ readonly index: number; readonly address: string }[]> {
+  const sriov = pf.sriov;
+  if (sriov === undefined || sriov.numVfs <= 0) return [];
+  const computed = computedVfs(pf.address, sriov);
+  if (computed !== undefined && computed.every((vf) => entries.get(vf.address)?.has('physfn')))
+    return computed;
+  return readVirtfns(sysfs, `${PCI}/${pf.address}`);
+}
+
+function computedVfs(pfAddress: string, sriov: RawSriov): { index: number; address: string }[] | undefined {
+  const parsed = parsePciAddress(pfAddress);
+  if (parsed === undefined || sriov.offset === undefined || sriov.stride === undefined || sriov.offset <= 0) {
+    return undefined;
+  }
+  const rid = (parsed.bus << 8) | (parsed.device << 3) | parsed.function;
+  const domain = pfAddress.slice(0, pfAddress.indexOf(':'));
+  const out: { index: number; address: string }[] = [];
+  for (let index = 0; index < sriov.numVfs; index++) {
+    const vfRid = rid + sriov.offset + index * sriov.stride;
+    if (vfRid > 0xffff) return undefined;
+    const bus = (vfRid >> 8).toString(16).padStart(2, '0');
+    const device = ((vfRid >> 3) & 0x1f).toString(16).padStart(2, '0');
+    out.push({ index, address: `${domain}:${bus}:${device}.${vfRid & 7}` });
+  }
+  return out;
 }
 
 async function readVirtfns(

@@ -24,6 +24,8 @@ export interface FixturePf {
   /** The root port above the PF (added here), e.g. "0000:3a:00.0". */
   readonly rootPort: string;
   readonly vfs: readonly FixtureVf[];
+  /** sriov_offset / sriov_stride files (routing-ID formula); absent = only the virtfnN links say. */
+  readonly offsetStride?: readonly [number, number];
   /** Link type number of the netdevs (1 ether, 32 infiniband); default 1. */
   readonly linkType?: number;
 }
@@ -47,7 +49,12 @@ export function addSriovPf(fixture: SysfsFixture, pf: FixturePf): void {
     driver: pf.driver,
     numaNode: pf.numaNode,
     sriovTotalVfs: pf.totalVfs,
-    attributes: { sriov_vf_device: pf.vfDevice },
+    attributes: {
+      sriov_vf_device: pf.vfDevice,
+      ...(pf.offsetStride
+        ? { sriov_offset: String(pf.offsetStride[0]), sriov_stride: String(pf.offsetStride[1]) }
+        : {}),
+    },
   });
   addNetdev(fixture, pf.address, pf.netdev, pf.linkType ?? 1, true);
   pf.vfs.forEach((vf, index) => addSriovVf(fixture, pf, vf, index));
@@ -144,6 +151,7 @@ export function addTwoPfNode(fixture: SysfsFixture): { intel: FixturePf; mellano
     netdev: 'ens1f0',
     numaNode: 0,
     totalVfs: 64,
+    offsetStride: [16, 1],
     rootPort: '0000:3a:00.0',
     vfs: Array.from({ length: 8 }, (_, i) => ({
       address: `0000:3b:02.${i}`,
