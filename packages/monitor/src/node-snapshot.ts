@@ -60,21 +60,40 @@ const deviceKey = (resource: string, device: string) => `${resource}\u0000${devi
 const memoryBlocks = (memory: podresources.ContainerMemory[]): MemoryBlock[] =>
   memory.map((m) => ({ memoryType: m.memoryType, numaNode: numaLabel(m.topology), bytes: m.size }));
 
-/** Flattens the kubelet's responses into labelled rows, de-duplicated, NUMA placement taken from allocatable. */
+/**
+ * Flattens the kubelet's responses into labelled rows. The kubelet lists a device once per NUMA node it sits
+ * on (P-35), so entries of one device are merged and their NUMA nodes joined; an allocated device takes its
+ * NUMA placement from the allocatable list when it is there.
+ */
 export function buildNodeSnapshot(
   allocatableResponse: podresources.AllocatableResourcesResponse | undefined,
   list: podresources.ListPodResourcesResponse,
 ): NodeSnapshot {
-  const allocatableByKey = new Map<string, DeviceRef>();
+  const allocatableNuma = new Map<
+    string,
+    { resource: string; device: string; nodes: podresources.NUMANode[] }
+  >();
   for (const group of allocatableResponse?.devices ?? []) {
     for (const device of group.deviceIds) {
-      const ref = { resource: group.resourceName, device, numaNode: numaLabel(group.topology) };
-      allocatableByKey.set(deviceKey(ref.resource, device), ref);
+      const key = deviceKey(group.resourceName, device);
+      const entry = allocatableNuma.get(key) ?? { resource: group.resourceName, device, nodes: [] };
+      entry.nodes.push(...(group.topology?.nodes ?? []));
+      allocatableNuma.set(key, entry);
     }
   }
+  const allocatableByKey = new Map<string, DeviceRef>();
+  for (const [key, e] of allocatableNuma) {
+    allocatableByKey.set(key, {
+      resource: e.resource,
+      device: e.device,
+      numaNode: numaLabel({ nodes: e.nodes }),
+    });
+  }
 
-  const allocated = new Map<string, AllocatedDevice>();
-  const heldKeys = new Set<string>();
+  const held = new Map<
+    string,
+    { row: Omit<AllocatedDevice, 'numaNode'>; deviceKey: string; nodes: podresources.NUMANode[] }
+  >();
   const cpus = new Map<string, AllocatedCpu>();
   const memory: AllocatedMemory[] = [];
   const addCpusAndMemory = (holder: Holder, cpuIds: number[], mem: podresources.ContainerMemory[]) => {
@@ -90,15 +109,24 @@ export function buildNodeSnapshot(
       for (const group of container.devices) {
         for (const device of group.deviceIds) {
           const key = deviceKey(group.resourceName, device);
-          heldKeys.add(key);
-          const numaNode = allocatableByKey.get(key)?.numaNode ?? numaLabel(group.topology);
-          const row = { ...holder, resource: group.resourceName, device, numaNode };
-          allocated.set(`${holder.namespace}/${holder.pod}/${holder.container}\u0000${key}`, row);
+          const rowKey = `${holder.namespace}/${holder.pod}/${holder.container}\u0000${key}`;
+          const entry = held.get(rowKey) ?? {
+            row: { ...holder, resource: group.resourceName, device },
+            deviceKey: key,
+            nodes: [],
+          };
+          entry.nodes.push(...(group.topology?.nodes ?? []));
+          held.set(rowKey, entry);
         }
       }
       addCpusAndMemory(holder, container.cpuIds, container.memory);
     }
   }
+  const heldKeys = new Set([...held.values()].map((e) => e.deviceKey));
+  const allocated = [...held.values()].map(({ row, deviceKey: key, nodes }) => ({
+    ...row,
+    numaNode: allocatableByKey.get(key)?.numaNode ?? numaLabel({ nodes }),
+  }));
 
   const allocatable: AllocatableSnapshot | undefined = allocatableResponse && {
     devices: [...allocatableByKey.values()],
@@ -107,7 +135,7 @@ export function buildNodeSnapshot(
   };
   return {
     allocatable,
-    allocated: [...allocated.values()],
+    allocated,
     unallocated: allocatable
       ? allocatable.devices.filter((d) => !heldKeys.has(deviceKey(d.resource, d.device)))
       : [],

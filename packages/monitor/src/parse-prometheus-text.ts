@@ -70,7 +70,8 @@ function parseSampleLine(line: string): PrometheusSample {
   const reader = new LineReader(line);
   reader.skipSpaces();
   const name = reader.name(nameStart);
-  const labels: Record<string, string> = {};
+  // No prototype: a label named __proto__ or constructor is just a label.
+  const labels: Record<string, string> = Object.create(null) as Record<string, string>;
   reader.skipSpaces();
   if (reader.peek() === '{') {
     reader.pos += 1;
