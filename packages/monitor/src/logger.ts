@@ -47,5 +47,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }
 
+const ignore = (): void => undefined;
+
 /** A logger that drops everything. */
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const silentLogger: Logger = { debug: ignore, info: ignore, warn: ignore, error: ignore };

@@ -55,7 +55,7 @@ describe('createPluginHealthScraper', () => {
   });
 
   it('gives up on an endpoint that never answers', async () => {
-    const hanging = createServer(() => {});
+    const hanging = createServer(() => undefined);
     await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/metrics`;
     try {
