@@ -1,0 +1,37 @@
+// Public API of @kdp/kubelet-sim: a simulated kubelet device manager, its events, and a test plugin.
+
+export { systemClock } from './clock';
+export type { Clock } from './clock';
+export { createKubeletSim } from './kubelet-sim';
+export type {
+  AdmitRequest,
+  Admission,
+  KubeletSim,
+  KubeletSimOptions,
+  ResourceState,
+  RestartOptions,
+  StallableRpc,
+} from './kubelet-sim';
+export type { RateLimit } from './rate-limiter';
+export type {
+  AdmissionFailedEvent,
+  AllocatedEvent,
+  CheckpointWrittenEvent,
+  DevicesEvent,
+  PluginApiVersion,
+  PreStartedEvent,
+  RegisteredEvent,
+  RegisterRejectedEvent,
+  ResourceRemovedEvent,
+  RestartedEvent,
+  SimEvent,
+  SimEventOf,
+  SimEventType,
+  StreamEndedEvent,
+} from './sim-events';
+export { parseCheckpoint } from './checkpoint';
+export type { CheckpointData, CheckpointFile, PodDeviceEntry } from './checkpoint';
+export { createTestPlugin, defaultTestDevices } from './testing/test-plugin';
+export type { TestPlugin, TestPluginOptions } from './testing/test-plugin';
+export { createFakeClock } from './testing/fake-clock';
+export type { FakeClock } from './testing/fake-clock';
