@@ -174,6 +174,20 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
     expect((await samplesOf(registry, 'kdp_monitor_pod_resources_backoff_seconds'))[0]?.value).toBe(0);
   });
 
+  it('keeps polling when an event listener throws', async () => {
+    const m = make();
+    m.events.on('poll', () => {
+      throw new Error('listener bug');
+    });
+    const scheduled = once(m.events, 'scheduled');
+    m.start();
+    expect(await scheduled).toEqual([{ delayMs: 1_000, backoff: false }]);
+    const again = once(m.events, 'scheduled');
+    clock.advance(1_000);
+    expect(await again).toEqual([{ delayMs: 1_000, backoff: false }]);
+    expect(fake.calls.list).toBe(2);
+  });
+
   it('survives the server going away and a new one on the same socket path, without being restarted', async () => {
     fake.list = { podResources: [podWithDevices('before', 'c', gpu, ['g0'])] };
     const m = make({ backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 } });

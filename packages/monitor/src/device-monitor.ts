@@ -183,21 +183,43 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
       });
       failing = true;
     }
-    events.emit('poll', result);
+    try {
+      events.emit('poll', result);
+    } catch (error) {
+      logger.error('poll listener threw', { error: String(error) });
+    }
     return result;
+  };
+
+  // The loop must outlive anything: a throwing event listener or metrics call only costs one poll.
+  const pollSafely = async (): Promise<PollResult> => {
+    try {
+      return await pollOnce();
+    } catch (error) {
+      logger.error('poll crashed; retrying with backoff', { error: String(error) });
+      return { ok: false, method: 'List', code: 'INTERNAL', message: String(error) };
+    }
+  };
+
+  const schedule = (result: PollResult) => {
+    const delayMs = result.ok ? intervalMs : Math.max(intervalMs, backoff.next());
+    if (result.ok) backoff.reset();
+    timer = clock.setTimeout(tick, delayMs);
+    statusMetrics.backoff(result.ok ? 0 : delayMs / 1000);
+    try {
+      events.emit('scheduled', { delayMs, backoff: !result.ok });
+    } catch (error) {
+      logger.error('scheduled listener threw', { error: String(error) });
+    }
   };
 
   const tick = () => {
     timer = undefined;
-    inFlight = pollOnce();
-    void inFlight.then((result) => {
+    const current = pollSafely();
+    inFlight = current;
+    void current.then((result) => {
       inFlight = undefined;
-      if (!running) return;
-      const delayMs = result.ok ? intervalMs : Math.max(intervalMs, backoff.next());
-      if (result.ok) backoff.reset();
-      statusMetrics.backoff(result.ok ? 0 : delayMs / 1000);
-      events.emit('scheduled', { delayMs, backoff: !result.ok });
-      timer = clock.setTimeout(tick, delayMs);
+      if (running) schedule(result);
     });
   };
 

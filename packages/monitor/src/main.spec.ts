@@ -10,8 +10,11 @@ import {
 } from './test-support/fake-pod-resources-server';
 import { makeTempDir } from './test-support/temp-dir';
 
-// The bundle `npx device-monitor` runs, built the way project.json's build target builds it.
-const bundle = join(__dirname, '..', 'dist', 'main.js');
+// The bundle `npx device-monitor` runs, built the way project.json's build target builds it, into a
+// private directory so that a parallel `nx build` or another test run never swaps it underneath.
+const bundleDir = makeTempDir();
+const bundle = join(bundleDir.dir, 'main.js');
+afterAll(() => bundleDir.remove());
 const packageVersion = (require('../package.json') as { version: string }).version;
 
 beforeAll(() => {

@@ -52,6 +52,7 @@ describe('parseCliArgs', () => {
     [['--plugin-metrics=ftp://x/metrics'], /--plugin-metrics: 'ftp:\/\/x\/metrics'/],
     [['--plugin-metrics=http://u:p@x/metrics'], /without credentials/],
     [['--pod-resources-socket='], /empty path/],
+    [[`--pod-resources-socket=/${'x'.repeat(107)}`], /longer than the 107 bytes/],
   ])('rejects %j', (argv, message) => {
     const result = parseCliArgs(argv);
     expect(result.ok).toBe(false);

@@ -1,4 +1,5 @@
-import { PodResourcesSocket } from '@kdp/api';
+import { PodResourcesSocket, UnixSocketPathMaxBytes } from '@kdp/api';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isLogLevel, logLevels, type LogLevel } from './logger';
 
@@ -87,6 +88,12 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
 
   const socket = values['pod-resources-socket'] ?? PodResourcesSocket;
   if (socket === '') return { ok: false, message: '--pod-resources-socket: empty path' };
+  if (Buffer.byteLength(resolve(socket)) > UnixSocketPathMaxBytes) {
+    return {
+      ok: false,
+      message: `--pod-resources-socket: '${socket}' is longer than the ${UnixSocketPathMaxBytes} bytes a unix socket path may have`,
+    };
+  }
   const address = values['metrics-address'] ?? defaultMetricsAddress;
   const hostPort = parseHostPort(address);
   if (!hostPort)
