@@ -197,6 +197,10 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     if (options.api === 'v1alpha2') next.addService(v1alpha.DevicePluginService, v1alphaImplementation);
     else next.addService(DevicePluginService, implementation);
     await bindUnix(next, socketPath);
+    if (stopped) {
+      await stopServer(next);
+      return;
+    }
     server = next;
   };
 
