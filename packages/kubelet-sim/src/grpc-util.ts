@@ -116,5 +116,12 @@ export async function waitForReady(client: Client, timeoutMs: number, signal?: A
   }
 }
 
-/** Client options of every connection the simulated kubelet opens to a plugin (authority `localhost`, P-11). */
-export const pluginChannelOptions = { 'grpc.default_authority': 'localhost' } as const;
+/**
+ * Client options of every connection the simulated kubelet opens to a plugin (authority `localhost`, P-11).
+ * A private subchannel pool makes each dial fresh, as grpc-go's: a shared subchannel to a socket that was
+ * deleted and bound again would still be in its 1 s reconnect backoff.
+ */
+export const pluginChannelOptions = {
+  'grpc.default_authority': 'localhost',
+  'grpc.use_local_subchannel_pool': 1,
+} as const;

@@ -22,7 +22,7 @@ import {
   Unhealthy,
   v1alpha,
 } from '@kdp/api';
-import { bindUnix, rpcError, stopServer } from '../grpc-util';
+import { bindUnix, pluginChannelOptions, rpcError, stopServer } from '../grpc-util';
 
 /**
  * Options of {@link createTestPlugin}. The defaults make a well-behaved plugin; each other setting breaks one
@@ -204,6 +204,19 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     server = next;
   };
 
+  let rebinding: Promise<void> | undefined;
+  /** Binds again when the socket file was deleted (a kubelet restart, P-2), before any Register. */
+  const ensureServing = (): Promise<void> => {
+    if (server === undefined || existsSync(socketPath)) return rebinding ?? Promise.resolve();
+    rebinding ??= (async () => {
+      await stopServing();
+      await serve();
+    })().finally(() => {
+      rebinding = undefined;
+    });
+    return rebinding;
+  };
+
   const stopServing = async (): Promise<void> => {
     const current = server;
     server = undefined;
@@ -218,7 +231,11 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
       const done = (err: ServiceError | null): void => (err ? reject(err) : resolve());
       const deadline = { deadline: Date.now() + 15_000 };
       if (options.api === 'v1alpha2') {
-        const client = new v1alpha.RegistrationClient(address, credentials.createInsecure());
+        const client = new v1alpha.RegistrationClient(
+          address,
+          credentials.createInsecure(),
+          pluginChannelOptions,
+        );
         client.register(
           { version: options.version ?? 'v1alpha2', endpoint, resourceName: resource },
           new Metadata(),
@@ -230,7 +247,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
         );
         return;
       }
-      const client = new RegistrationClient(address, credentials.createInsecure());
+      const client = new RegistrationClient(address, credentials.createInsecure(), pluginChannelOptions);
       client.register(
         {
           version: options.version ?? 'v1beta1',
@@ -257,6 +274,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
         try {
           if (!existsSync(kubeletSocket)) throw new Error('kubelet.sock missing');
           kubeletInode = statSync(kubeletSocket).ino;
+          await ensureServing();
           await registerOnce();
           registrations += 1;
         } catch {
@@ -291,13 +309,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     }
     if (!ownGone && !kubeletChanged) return;
     kubeletInode = undefined;
-    void (async () => {
-      if (ownGone) {
-        await stopServing();
-        await serve();
-      }
-      scheduleRegister();
-    })();
+    void ensureServing().then(scheduleRegister);
   }, 100);
   poll.unref();
 
