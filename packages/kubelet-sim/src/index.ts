@@ -38,3 +38,5 @@ export type { FakeClock } from './testing/fake-clock';
 export { runConformance } from './conformance/run-conformance';
 export type { ConformanceOptions } from './conformance/run-conformance';
 export type { CheckStatus, ConformanceCheck, ConformanceReport } from './conformance/conformance-check';
+export { runCli } from './cli/run-cli';
+export type { CliIo } from './cli/run-cli';
