@@ -330,6 +330,15 @@ describe('createKubeletSim', () => {
       );
     });
 
+    it('startContainer calls PreStartContainer again with all the container devices (P-29)', async () => {
+      const s = await start();
+      await registeredPlugin(s);
+      await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      const again = s.waitFor('pre-started');
+      await s.startContainer('p', 'c');
+      expect(await again).toMatchObject({ pod: 'p', container: 'c', deviceIds: ['dev-0', 'dev-1'] });
+    });
+
     it('rejects a count that is not a positive integer', async () => {
       const s = await start();
       await expect(s.admit({ pod: 'p', container: 'c', resource, count: 0 })).rejects.toThrow(RangeError);
@@ -432,6 +441,15 @@ describe('createKubeletSim', () => {
       await s.deletePluginSocket(resource);
       expect(existsSync(p.socketPath)).toBe(false);
       await expect(s.deletePluginSocket('example.com/none')).rejects.toThrow(/no plugin socket/);
+    });
+
+    it('stallNext delays GetDevicePluginOptions, so Register answers late (P-11)', async () => {
+      const s = await start();
+      await registeredPlugin(s, { endpoint: 'first.sock' });
+      s.stallNext('getDevicePluginOptions', 300);
+      const started = performance.now();
+      expect(await register(dir, { endpoint: 'first.sock' })).toBeUndefined();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     });
 
     it('stallNext delays the next ListAndWatch', async () => {

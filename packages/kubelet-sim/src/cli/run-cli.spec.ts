@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundleEntry } from '../testing/bundle-entry';
 import { createTestPlugin, type TestPlugin } from '../testing/test-plugin';
 import { runCli } from './run-cli';
 
@@ -20,18 +20,7 @@ describe('kubelet-sim CLI', () => {
   let plugin: TestPlugin | undefined;
   beforeAll(() => {
     // The same bundle as the `build` target, built where the test can find it.
-    main = join(mkdtempSync(join(tmpdir(), 'ks-cli-')), 'main.js');
-    buildSync({
-      entryPoints: [join(__dirname, '../main.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      conditions: ['@kdp/source'],
-      banner: { js: '#!/usr/bin/env node' },
-      outfile: main,
-      logLevel: 'error',
-    });
+    main = bundleEntry(join(__dirname, '../main.ts'), 'main.js');
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ks-cli-'));

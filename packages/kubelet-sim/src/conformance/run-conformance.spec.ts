@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { buildSync } from 'esbuild';
 import { Healthy } from '@kdp/api';
+import { bundleEntry } from '../testing/bundle-entry';
 import {
   createTestPlugin,
   defaultTestDevices,
@@ -228,17 +228,7 @@ describe('runConformance', () => {
     let bundle: string;
     let child: ChildProcess | undefined;
     beforeAll(() => {
-      bundle = join(mkdtempSync(join(tmpdir(), 'ks-b-')), 'test-plugin.js');
-      buildSync({
-        entryPoints: [join(__dirname, '../testing/test-plugin-main.ts')],
-        bundle: true,
-        platform: 'node',
-        target: 'node20',
-        format: 'cjs',
-        conditions: ['@kdp/source'],
-        outfile: bundle,
-        logLevel: 'error',
-      });
+      bundle = bundleEntry(join(__dirname, '../testing/test-plugin-main.ts'), 'test-plugin.js');
     });
     afterEach(() => {
       child?.kill('SIGKILL');
