@@ -376,12 +376,28 @@ describe('createKubeletSim', () => {
       const s = await start();
       await registeredPlugin(s);
       const restarted = s.waitFor('restarted');
+      const relisted = s.waitFor('devices', (e) => e.healthy.length === 4, 20_000);
       await s.restart({ waitForPlugins: true, timeoutMs: 20_000 });
       await restarted;
       expect(s.resource(resource)?.registered).toBe(true);
-      await s.waitFor('devices', undefined, 20_000).catch(() => undefined);
+      await relisted;
       expect(s.resource(resource)?.capacity).toBe(4);
-      // The pod admitted before the restart still holds its devices (from the checkpoint).
+    });
+    it('keeps admitted pods across a restart from the checkpoint, without a new Allocate (P-5, P-25)', async () => {
+      const s = await start();
+      await registeredPlugin(s, { reregister: 'never' });
+      const before = await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      await s.restart();
+      expect(s.resource(resource)?.allocatable).toBe(0);
+      const after = await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      expect(after.deviceIds).toEqual(before.deviceIds);
+      expect(after.response).toEqual(before.response);
+    });
+
+    it('starts empty from a corrupt checkpoint (P-31)', async () => {
+      writeFileSync(join(dir, 'kubelet_internal_checkpoint'), '{"Data": 42');
+      const s = await start();
+      expect(s.resources()).toEqual([]);
     });
   });
 
