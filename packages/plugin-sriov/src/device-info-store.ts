@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deviceInfoFileName } from './device-info';
 
@@ -18,6 +18,7 @@ export interface DeviceInfoStore {
 /** Creates a store over `dir` (created 0700 when missing). */
 export function createDeviceInfoStore(dir: string): DeviceInfoStore {
   const written = new Map<string, Set<string>>();
+  let sequence = 0;
   const pathOf = (resourceName: string, id: string): string =>
     join(dir, deviceInfoFileName(resourceName, id));
   const store: DeviceInfoStore = {
@@ -25,8 +26,18 @@ export function createDeviceInfoStore(dir: string): DeviceInfoStore {
     async write(resourceName, deviceId, json) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const path = pathOf(resourceName, deviceId);
-      await rm(path, { force: true });
-      await writeFile(path, json, { mode: 0o444, flag: 'wx' });
+      // Upstream deletes, then creates the file 0444. A temp file renamed over it gives readers the same
+      // result, and two Allocates of one device (several containers) cannot collide.
+      const temp = join(
+        dir,
+        `.${deviceInfoFileName(resourceName, deviceId)}.${process.pid}.${(sequence += 1)}`,
+      );
+      try {
+        await writeFile(temp, json, { mode: 0o444, flag: 'wx' });
+        await rename(temp, path);
+      } finally {
+        await rm(temp, { force: true });
+      }
       let ids = written.get(resourceName);
       if (ids === undefined) written.set(resourceName, (ids = new Set()));
       ids.add(deviceId);
