@@ -20,8 +20,8 @@ export interface PreferVfsInput {
 
 /**
  * Picks `size` IDs: the must-include ones, then VFs on as few NUMA nodes as possible (the nodes of the
- * must-include VFs first, then the node with the most free VFs), and within that set packs onto or spreads
- * over PFs as configured.
+ * must-include VFs first, then a node where the rest fits: the tightest fit to pack, the roomiest to spread;
+ * else the nodes with the most free VFs), and within that set packs onto or spreads over PFs as configured.
  */
 export function preferVfs(input: PreferVfsInput): string[] {
   const { available, size } = input;
@@ -42,7 +42,9 @@ export function preferVfs(input: PreferVfsInput): string[] {
     if (must !== 0) return must;
     const fits = Number(fitting.includes(b)) - Number(fitting.includes(a));
     if (fits !== 0) return fits;
-    const free = (freeByNode.get(b) ?? 0) - (freeByNode.get(a) ?? 0);
+    // Among nodes that fit: pack takes the tightest fit (keeps big free blocks), spread the roomiest.
+    const roomier = (freeByNode.get(b) ?? 0) - (freeByNode.get(a) ?? 0);
+    const free = input.policy === 'pack' && fitting.includes(a) ? -roomier : roomier;
     return free !== 0 ? free : a - b;
   });
   const nodeRank = new Map(nodeOrder.map((node, i) => [node, i]));
