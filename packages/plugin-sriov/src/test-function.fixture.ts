@@ -1,8 +1,11 @@
 import type { NicFunction } from './nic-function';
 
+/** Fields to override; `undefined` removes an optional field (e.g. `driver: undefined` = unbound). */
+export type TestVfOverrides = { [K in keyof NicFunction]?: NicFunction[K] | undefined };
+
 /** A VF as scanNode would return it, for unit tests; override any field. */
-export function testVf(overrides: Partial<NicFunction> = {}): NicFunction {
-  return {
+export function testVf(overrides: TestVfOverrides = {}): NicFunction {
+  const fn: Record<string, unknown> = {
     address: '0000:3b:02.1',
     kind: 'netDevice',
     vendor: '8086',
@@ -21,4 +24,6 @@ export function testVf(overrides: Partial<NicFunction> = {}): NicFunction {
     pciePath: ['0000:3a:00.0'],
     ...overrides,
   };
+  for (const key of Object.keys(fn)) if (fn[key] === undefined) delete fn[key];
+  return fn as unknown as NicFunction;
 }

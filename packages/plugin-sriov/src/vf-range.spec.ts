@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { formatVfRange, parseVfRange } from './vf-range';
 
 describe('parseVfRange', () => {
-  it.each([
+  it.each<[string, { target: string; indexes?: number[] }]>([
     ['ens1f0', { target: 'ens1f0' }],
     ['netpf0#0,2-7,9', { target: 'netpf0', indexes: [0, 2, 3, 4, 5, 6, 7, 9] }],
     ['0000:86:00.0#0-1,3,4', { target: '0000:86:00.0', indexes: [0, 1, 3, 4] }],
