@@ -109,6 +109,17 @@ export async function scanNode(options: ScanNodeOptions): Promise<NodeScan> {
     }),
   );
   for (const raw of vfRaws) if (raw) byAddress.set(raw.address, raw);
+  // A VF whose candidate PF does not list it (a missing virtfnN link) cannot get its index: say so.
+  const orphans = vfAddresses.filter((address) => !vfOf.has(address));
+  const orphanPfs = await Promise.all(
+    orphans.map((address) => sysfs.readLinkName(`${PCI}/${address}/physfn`)),
+  );
+  orphans.forEach((address, i) => {
+    const pf = orphanPfs[i];
+    if (pf !== undefined && byAddress.has(pf)) {
+      warnings.push(`${address}: its PF ${pf} does not list it among its virtfnN links; VF skipped`);
+    }
+  });
 
   const functions: NicFunction[] = [];
   const skipped: SkippedFunction[] = [];
