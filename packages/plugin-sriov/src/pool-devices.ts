@@ -64,13 +64,16 @@ export function withVanished(
         continue;
       }
       gone.set(old.id, since);
-      const member = old.payload?.member;
+      const payload = old.payload;
       list.push({
         ...old,
         health: 'Unhealthy',
-        ...(member
+        ...(payload !== undefined
           ? {
-              payload: { ...old.payload!, member: { ...member, healthy: false, problem: 'device vanished' } },
+              payload: {
+                ...payload,
+                member: { ...payload.member, healthy: false, problem: 'device vanished' },
+              },
             }
           : {}),
       });
