@@ -1,9 +1,9 @@
 import type { PluginDevice } from '@kdp/core';
 import { toPluginDevice, withVanished, type SriovPayload } from './pool-devices';
-import { sriovConfigSchema } from './sriov-config';
+import { sriovConfigSchema, type SriovPool } from './sriov-config';
 import { testVf } from './test-function.fixture';
 
-const pool = sriovConfigSchema.parse({ resourceList: [{ resourceName: 'p' }] }).resourceList[0]!;
+const pool = sriovConfigSchema.parse({ resourceList: [{ resourceName: 'p' }] }).resourceList[0] as SriovPool;
 const device = (address: string, excludeTopology = false): PluginDevice<SriovPayload> =>
   toPluginDevice(
     'intel.com/p',
