@@ -17,6 +17,7 @@ export {
 export type { SriovConfig, SriovPool, SriovSelector } from './sriov-config';
 export { formatVfRange, parseVfRange } from './vf-range';
 export type { VfRangeParse, VfRangeSelector } from './vf-range';
+export { createBlockingSysfs } from './blocking-sysfs';
 export { createScanReaders, kindOfClass, scanNode } from './scan-node';
 export type { ScanNodeOptions } from './scan-node';
 export { functionPath } from './nic-function';
