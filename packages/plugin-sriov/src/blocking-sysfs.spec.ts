@@ -43,60 +43,66 @@ describe('createBlockingSysfs', () => {
     '',
   ];
 
-  it('answers every call exactly as createSysfs does, escapes refused', async () => {
-    const async = createSysfs({ root: fixture.root });
-    const blocking = createBlockingSysfs(fixture.root);
-    for (const path of paths) {
-      for (const method of [
-        'locate',
-        'read',
-        'readInt',
-        'readHex',
-        'readLink',
-        'readLinkName',
-        'resolve',
-        'list',
-        'exists',
-      ] as const) {
-        expect([path, method, await blocking[method](path)]).toEqual([
-          path,
-          method,
-          await async[method](path),
-        ]);
+  it.each([false, true])(
+    'answers every call exactly as createSysfs does, escapes refused (remember %s)',
+    async (remember) => {
+      const async = createSysfs({ root: fixture.root });
+      const blocking = createBlockingSysfs(fixture.root, { rememberDirectories: remember });
+      for (const path of paths) {
+        for (const method of [
+          'locate',
+          'read',
+          'readInt',
+          'readHex',
+          'readLink',
+          'readLinkName',
+          'resolve',
+          'list',
+          'exists',
+        ] as const) {
+          expect([path, method, await blocking[method](path)]).toEqual([
+            path,
+            method,
+            await async[method](path),
+          ]);
+        }
       }
-    }
-    expect(await blocking.read('bus/pci/devices/0000:3b:02.0/vendor_link')).toBeUndefined();
-    expect(await blocking.read('abs_escape')).toBeUndefined();
-    expect((await blocking.read('big/file'))?.length).toBe(65536);
-  });
+      expect(await blocking.read('bus/pci/devices/0000:3b:02.0/vendor_link')).toBeUndefined();
+      expect(await blocking.read('abs_escape')).toBeUndefined();
+      expect((await blocking.read('big/file'))?.length).toBe(65536);
+    },
+  );
 
-  it('agrees with createSysfs on arbitrary paths and never throws', async () => {
-    const async = createSysfs({ root: fixture.root });
-    const blocking = createBlockingSysfs(fixture.root);
-    const segment = fc.constantFrom(
-      '..',
-      '.',
-      'bus',
-      'pci',
-      'devices',
-      '0000:3b:02.0',
-      'driver',
-      'net',
-      'loop',
-      'dangling',
-      'abs_escape',
-      'x',
-    );
-    await fc.assert(
-      fc.asyncProperty(fc.array(segment, { maxLength: 6 }), async (parts) => {
-        const path = parts.join('/');
-        expect(await blocking.locate(path)).toEqual(await async.locate(path));
-        expect(await blocking.read(path)).toEqual(await async.read(path));
-        expect(await blocking.list(path)).toEqual(await async.list(path));
-      }),
-      { numRuns: 200 },
-    );
-  });
+  it.each([false, true])(
+    'agrees with createSysfs on arbitrary paths and never throws (remember %s)',
+    async (remember) => {
+      const async = createSysfs({ root: fixture.root });
+      const blocking = createBlockingSysfs(fixture.root, { rememberDirectories: remember });
+      const segment = fc.constantFrom(
+        '..',
+        '.',
+        'bus',
+        'pci',
+        'devices',
+        '0000:3b:02.0',
+        'driver',
+        'net',
+        'loop',
+        'dangling',
+        'abs_escape',
+        'x',
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(segment, { maxLength: 6 }), async (parts) => {
+          const path = parts.join('/');
+          expect(await blocking.locate(path)).toEqual(await async.locate(path));
+          expect(await blocking.read(path)).toEqual(await async.read(path));
+          expect(await blocking.list(path)).toEqual(await async.list(path));
+        }),
+        { numRuns: 200 },
+      );
+    },
+  );
 
   it('reports a missing root', async () => {
     const blocking = createBlockingSysfs(join(fixture.base, 'nope'));

@@ -173,12 +173,15 @@ export async function scanNode(options: ScanNodeOptions): Promise<NodeScan> {
 }
 
 /**
- * Creates the readers for `scanNode` from the command line's roots: confined like `createSysfs`, with
- * synchronous system calls for sysfs (see `createBlockingSysfs`) unless `blocking` is false.
+ * Creates the readers for ONE `scanNode` from the command line's roots: confined like `createSysfs`, with
+ * synchronous system calls and remembered directories for sysfs (see `createBlockingSysfs`) unless
+ * `blocking` is false. Create fresh readers for every scan.
  */
 export function createScanReaders(sysfsRoot: string, procRoot: string, blocking = true): ScanNodeOptions {
   return {
-    sysfs: blocking ? createBlockingSysfs(sysfsRoot) : createSysfs({ root: sysfsRoot }),
+    sysfs: blocking
+      ? createBlockingSysfs(sysfsRoot, { rememberDirectories: true })
+      : createSysfs({ root: sysfsRoot }),
     procfs: createSysfs({ root: procRoot }),
   };
 }
@@ -290,9 +293,7 @@ async function driverNodes(
   group: number | undefined,
 ): Promise<{ noIommu: boolean; uio: string[] }> {
   if (driver === 'vfio-pci' && group !== undefined) {
-    const name = (await sysfs.exists(`${dir}/iommu_group/name`))
-      ? await sysfs.read(`${dir}/iommu_group/name`)
-      : undefined;
+    const name = await sysfs.read(`${dir}/iommu_group/name`);
     return { noIommu: name === 'vfio-noiommu', uio: [] };
   }
   if (driver === 'igb_uio' || driver === 'uio_pci_generic') {

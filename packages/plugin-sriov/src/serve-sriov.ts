@@ -58,7 +58,6 @@ type Device = PluginDevice<SriovPayload>;
 export async function serveSriov(options: ServeSriovOptions): Promise<void> {
   const { logger } = options;
   const now = options.now ?? Date.now;
-  const readers = createScanReaders(options.sysfsRoot, options.procRoot);
   const store = createDeviceInfoStore(options.devinfoDir);
   const sources = new Map<string, PushSource<SriovPayload>>();
   let previousIndex = new Map<string, string>();
@@ -153,7 +152,7 @@ export async function serveSriov(options: ServeSriovOptions): Promise<void> {
 
   const scan = async (): Promise<Device[]> => {
     const config = options.config();
-    latestScan = await scanNode(readers);
+    latestScan = await scanNode(createScanReaders(options.sysfsRoot, options.procRoot));
     const assignment = assignPools(latestScan, config, {
       defaultPrefix: options.defaultPrefix,
       previous: previousIndex,
