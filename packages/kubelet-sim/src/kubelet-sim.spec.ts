@@ -185,6 +185,11 @@ describe('createKubeletSim', () => {
       const admission = await s.admit({ pod: 'p', container: 'c', resource, count: 1 });
       expect(admission.response.envs['TEST_DEVICES']).toBe(admission.deviceIds[0]);
     });
+
+    it('answers a v1beta1 Register with UNIMPLEMENTED when only v1alpha2 is accepted', async () => {
+      await start({ acceptedApis: ['v1alpha2'] });
+      expect((await register(dir, {}))?.code).toBe(status.UNIMPLEMENTED);
+    });
   });
 
   describe('ListAndWatch and health', () => {

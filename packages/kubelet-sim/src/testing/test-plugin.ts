@@ -50,7 +50,7 @@ export interface TestPluginOptions {
   readonly serveAfterRegisterMs?: number;
   /** Delay before the first ListAndWatch message. */
   readonly firstListDelayMs?: number;
-  /** After the first message, send one with only the first device (a delta, not a full list). */
+  /** Right after the first message, send one with only the first device (a delta, not a full list). */
   readonly deltaUpdates?: boolean;
   /** How Allocate answers N container requests: one response each (default), or only one. */
   readonly allocate?: 'per-request' | 'single' | 'none';
@@ -138,10 +138,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
       streams.add(send);
       call.write({ devices });
       if (options.deltaUpdates && devices[0] !== undefined) {
-        const first = devices[0];
-        setTimeout(() => {
-          if (!call.cancelled) call.write({ devices: [{ ...first, health: Unhealthy }] });
-        }, 20);
+        // Right behind the full list, so the delta arrives however loaded the machine is.
+        call.write({ devices: [{ ...devices[0], health: Unhealthy }] });
       }
     };
     if (options.firstListDelayMs === undefined) start();
