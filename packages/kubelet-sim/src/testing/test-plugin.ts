@@ -327,8 +327,9 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
   };
 
   // A kubelet restart deletes our socket and recreates kubelet.sock (P-2, P-3): rebind, then register again.
+  // In plugin-watcher mode the kubelet never deletes the socket: removing it means deregistering (P-36).
   const poll = setInterval(() => {
-    if (stopped || reregister === 'never') return;
+    if (stopped || reregister === 'never' || options.pluginsRegistryDir !== undefined) return;
     const ownGone = server !== undefined && !existsSync(socketPath);
     let kubeletChanged = false;
     try {
@@ -338,7 +339,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     }
     if (!ownGone && !kubeletChanged) return;
     kubeletInode = undefined;
-    void ensureServing().then(scheduleRegister);
+    // A failed bind is retried on the next tick.
+    ensureServing().then(scheduleRegister, () => undefined);
   }, 100);
   poll.unref();
 
@@ -347,7 +349,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     void register();
   } else {
     void register();
-    setTimeout(() => void serve(), options.serveAfterRegisterMs);
+    setTimeout(() => void serve().catch(() => undefined), options.serveAfterRegisterMs);
   }
 
   return {
@@ -382,6 +384,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     stop: async () => {
       stopped = true;
       clearInterval(poll);
+      // A rebind in flight must finish (and see `stopped`) before the socket is released.
+      await rebinding?.catch(() => undefined);
       await stopServing();
     },
   };
