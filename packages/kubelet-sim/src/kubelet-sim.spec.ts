@@ -12,7 +12,8 @@ import {
   v1alpha,
 } from '@kdp/api';
 import { bindUnix, rpcError, stopServer } from './grpc-util';
-import { createKubeletSim, type KubeletSim } from './kubelet-sim';
+import { createKubeletSim } from './kubelet-sim';
+import type { KubeletSim } from './kubelet-sim-types';
 import { createFakeClock } from './testing/fake-clock';
 import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
 
