@@ -602,8 +602,9 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     return { deviceIds: [...allocation.deviceIds], response: allocation.response };
   };
 
-  await serve();
-  if (options.podResourcesSocket !== undefined) {
+  /** Serves pod-resources when configured; a restart stops and serves it again, as the kubelet does. */
+  const servePodResources = async (): Promise<void> => {
+    if (options.podResourcesSocket === undefined) return;
     podResources = await startPodResourcesServer({
       socket: options.podResourcesSocket,
       rateLimit: options.podResourcesRateLimit ?? defaultPodResourcesRateLimit,
@@ -618,7 +619,10 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         deviceTopology: topologyOf,
       },
     });
-  }
+  };
+
+  await serve();
+  await servePodResources();
 
   return {
     dir,
@@ -661,7 +665,11 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         : undefined;
       waiting?.catch(() => undefined);
       await stop();
+      // The pod-resources socket goes away with the kubelet and comes back with it (monitors must redial).
+      await podResources?.close();
+      podResources = undefined;
       await serve();
+      await servePodResources();
       emit('restarted', {});
       await waiting;
     },
