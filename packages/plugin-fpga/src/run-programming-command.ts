@@ -33,19 +33,18 @@ export function outputTail(output: string, max = 400): string {
 }
 
 /**
- * Runs a configured programming command with execFile (never a shell), a minimal environment, its own process
- * group (so a timeout kills whatever it spawned too), a hard timeout, and stdout/stderr captured. Never rejects.
+ * Runs a configured programming command with execFile (never a shell), a minimal environment, a hard timeout
+ * (SIGKILL, and the pipes are closed so a forked child cannot hold the answer back), and stdout/stderr captured. Never rejects.
  */
 export function runProgrammingCommand(options: RunCommandOptions): Promise<CommandOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     let timedOut = false;
     let aborted = false;
-    const execOptions: ExecFileOptions & { detached: boolean } = {
+    const execOptions: ExecFileOptions = {
       env: ENV,
       maxBuffer: options.maxBuffer ?? 64 * 1024,
       windowsHide: true,
-      detached: true,
       encoding: 'utf8',
     };
     const child = execFile(options.program, [...options.args], execOptions, (error, stdout, stderr) => {
@@ -70,20 +69,20 @@ export function runProgrammingCommand(options: RunCommandOptions): Promise<Comma
         resolve({ ok: false, why: 'spawn', message: `could not run: ${failure.message}`, output, durationMs });
       }
     });
-    const killGroup = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
+    // Kill the command and stop reading its pipes: a process it forked may still hold them open, and the
+    // answer must not wait for it (the kubelet's deadline is 30 s).
+    const killCommand = (): void => {
+      child.kill('SIGKILL');
+      child.stdout?.destroy();
+      child.stderr?.destroy();
     };
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      killCommand();
     }, options.timeoutMs);
     const onAbort = (): void => {
       aborted = true;
-      killGroup();
+      killCommand();
     };
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
