@@ -2,7 +2,12 @@ import type { DeviceNode, ExcludedDevice, PluginDevice } from '@kdp/core';
 import { describeFpgaIdProblem } from './fpga-id';
 import type { FpgaConfig, ProgrammingRule } from './fpga-config';
 import type { AmdCard, FpgaScan, IntelPort } from './fpga-model';
-import { afResourceName, amdResourceName, regionResourceName, type ResourceNameResult } from './resource-names';
+import {
+  afResourceName,
+  amdResourceName,
+  regionResourceName,
+  type ResourceNameResult,
+} from './resource-names';
 
 /** What the plugin keeps with each advertised device for Allocate and PreStartContainer. */
 export interface FpgaPayload {
@@ -48,7 +53,12 @@ type Config = Pick<FpgaConfig, 'mode' | 'amd' | 'programming'>;
 export function buildInventory(scan: FpgaScan, config: Config): FpgaInventory {
   const excluded: ExcludedDevice[] = [...scan.excluded];
   const resources = new Map<string, { vendor: 'intel' | 'amd'; devices: PluginDevice<FpgaPayload>[] }>();
-  const add = (named: ResourceNameResult, path: string, vendor: 'intel' | 'amd', device: PluginDevice<FpgaPayload>): void => {
+  const add = (
+    named: ResourceNameResult,
+    path: string,
+    vendor: 'intel' | 'amd',
+    device: PluginDevice<FpgaPayload>,
+  ): void => {
     if (!named.ok) {
       excluded.push({ path, reason: named.reason });
       return;
@@ -62,7 +72,10 @@ export function buildInventory(scan: FpgaScan, config: Config): FpgaInventory {
     for (const port of scan.intel) {
       const path = `/sys/${port.sysfsPath}`;
       if (!port.interfaceId.ok) {
-        excluded.push({ path, reason: `${describeFpgaIdProblem('interface id', port.interfaceId)} (${port.interfaceIdPath}); no valid af- name` });
+        excluded.push({
+          path,
+          reason: `${describeFpgaIdProblem('interface id', port.interfaceId)} (${port.interfaceIdPath}); no valid af- name`,
+        });
         continue;
       }
       if (!port.afuId.ok) {
@@ -90,16 +103,30 @@ export function buildInventory(scan: FpgaScan, config: Config): FpgaInventory {
         continue;
       }
       const ifId = first.interfaceId.id;
-      add(regionResourceName(ifId), path, 'intel', intelDevice(first.container, ports, ifId, undefined, config.mode === 'regiondevel'));
+      add(
+        regionResourceName(ifId),
+        path,
+        'intel',
+        intelDevice(first.container, ports, ifId, undefined, config.mode === 'regiondevel'),
+      );
     }
   }
 
   for (const card of scan.amd) {
-    add(amdResourceName(card.vbnv, card.timestamp), `/sys/bus/pci/devices/${card.address}`, 'amd', amdDevice(card, config.amd.includeManagement));
+    add(
+      amdResourceName(card.vbnv, card.timestamp),
+      `/sys/bus/pci/devices/${card.address}`,
+      'amd',
+      amdDevice(card, config.amd.includeManagement),
+    );
   }
 
-  const rules = new Map(config.programming.map((rule) => [regionResourceName(rule.interfaceId), rule] as const));
-  const ruleByName = new Map([...rules].flatMap(([named, rule]) => (named.ok ? [[named.name, rule] as const] : [])));
+  const rules = new Map(
+    config.programming.map((rule) => [regionResourceName(rule.interfaceId), rule] as const),
+  );
+  const ruleByName = new Map(
+    [...rules].flatMap(([named, rule]) => (named.ok ? [[named.name, rule] as const] : [])),
+  );
   const list: InventoryResource[] = [...resources]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, entry]) => {
@@ -121,9 +148,14 @@ function intelDevice(
   afuId: string | undefined,
   withFme: boolean,
 ): PluginDevice<FpgaPayload> {
-  const nodes: DeviceNode[] = ports.map((p) => ({ containerPath: p.devNode, hostPath: p.devNode, permissions: 'rw' }));
+  const nodes: DeviceNode[] = ports.map((p) => ({
+    containerPath: p.devNode,
+    hostPath: p.devNode,
+    permissions: 'rw',
+  }));
   const fme = ports[0]?.fme;
-  if (withFme && fme !== undefined) nodes.push({ containerPath: fme.devNode, hostPath: fme.devNode, permissions: 'rw' });
+  if (withFme && fme !== undefined)
+    nodes.push({ containerPath: fme.devNode, hostPath: fme.devNode, permissions: 'rw' });
   const problems = ports.flatMap((p) => p.problems.map((problem) => `${p.name}: ${problem}`));
   const pci = ports[0]?.pci;
   const numaNodes = [...new Set(ports.flatMap((p) => p.pci?.numaNodes ?? []))].sort((a, b) => a - b);
@@ -161,8 +193,11 @@ function amdDevice(card: AmdCard, includeManagement: boolean): PluginDevice<Fpga
   if (includeManagement && card.mgmtNode !== undefined) {
     nodes.push({ containerPath: card.mgmtNode, hostPath: card.mgmtNode, permissions: 'rwm' });
   }
-  if (card.renderNode !== undefined) nodes.push({ containerPath: card.renderNode, hostPath: card.renderNode, permissions: 'rwm' });
-  const problems = card.problems.filter((p) => includeManagement || card.mgmtNode === undefined || !p.startsWith(card.mgmtNode));
+  if (card.renderNode !== undefined)
+    nodes.push({ containerPath: card.renderNode, hostPath: card.renderNode, permissions: 'rwm' });
+  const problems = card.problems.filter(
+    (p) => includeManagement || card.mgmtNode === undefined || !p.startsWith(card.mgmtNode),
+  );
   return {
     id: card.address,
     health: problems.length === 0 ? 'Healthy' : 'Unhealthy',

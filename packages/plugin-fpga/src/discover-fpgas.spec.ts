@@ -7,13 +7,27 @@ import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-s
 async function discover(fx: FpgaFixture, config?: object): Promise<DiscoverDocument> {
   let out = '';
   let err = '';
-  const args = ['discover', '--output', 'json', '--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--log-level', 'error'];
+  const args = [
+    'discover',
+    '--output',
+    'json',
+    '--sysfs-root',
+    fx.root,
+    '--dev-root',
+    fx.devRoot,
+    '--log-level',
+    'error',
+  ];
   if (config !== undefined) {
     const file = join(fx.base, 'config.json');
     writeFileSync(file, JSON.stringify(config));
     args.push('--config', file);
   }
-  const code = await runFpgaCli({ argv: args, stdout: { write: (t) => (out += t) }, stderr: { write: (t) => (err += t) } });
+  const code = await runFpgaCli({
+    argv: args,
+    stdout: { write: (t) => (out += t) },
+    stderr: { write: (t) => (err += t) },
+  });
   expect({ code, err }).toEqual({ code: 0, err: '' });
   return JSON.parse(out) as DiscoverDocument;
 }
@@ -38,7 +52,9 @@ describe('discover --output json', () => {
               health: 'Healthy',
               numaNodes: [1],
               pciAddress: '0000:81:00.0',
-              deviceSpecs: [{ containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' }],
+              deviceSpecs: [
+                { containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' },
+              ],
               attributes: {
                 vendor: '0x8086',
                 device: '0x09c4',
@@ -63,17 +79,32 @@ describe('discover --output json', () => {
     const doc = await discover(fx, { mode: 'region' });
     expect(doc.resources.map((r) => r.resourceName)).toEqual([`fpga.intel.com/region-${IF_ID}`]);
     const [pf, vf] = doc.resources[0]?.devices ?? [];
-    expect(pf).toMatchObject({ id: 'region0', health: 'Healthy', numaNodes: [1], pciAddress: '0000:81:00.0' });
-    expect(pf?.deviceSpecs).toEqual([{ containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' }]);
+    expect(pf).toMatchObject({
+      id: 'region0',
+      health: 'Healthy',
+      numaNodes: [1],
+      pciAddress: '0000:81:00.0',
+    });
+    expect(pf?.deviceSpecs).toEqual([
+      { containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' },
+    ]);
     expect(vf).toMatchObject({ id: 'region1', health: 'Healthy', pciAddress: '0000:81:00.1' });
-    expect(vf?.attributes).toMatchObject({ physfn: '0000:81:00.0', interfaceId: IF_ID, afuId: NLB3, ports: 'dfl-port.1' });
+    expect(vf?.attributes).toMatchObject({
+      physfn: '0000:81:00.0',
+      interfaceId: IF_ID,
+      afuId: NLB3,
+      ports: 'dfl-port.1',
+    });
     expect(doc.excluded).toEqual([]);
   });
 
   it('regiondevel adds the FME node', async () => {
     fx.addDflCard({ address: '0000:81:00.0', index: 0, interfaceId: IF_ID, afuId: NLB0 });
     const doc = await discover(fx, { mode: 'regiondevel' });
-    expect(doc.resources[0]?.devices[0]?.deviceSpecs.map((s) => s.hostPath)).toEqual(['/dev/dfl-port.0', '/dev/dfl-fme.0']);
+    expect(doc.resources[0]?.devices[0]?.deviceSpecs.map((s) => s.hostPath)).toEqual([
+      '/dev/dfl-port.0',
+      '/dev/dfl-fme.0',
+    ]);
   });
 
   it('OPAE legacy, af and region modes', async () => {
@@ -88,7 +119,9 @@ describe('discover --output json', () => {
       health: 'Healthy',
       numaNodes: [0],
       pciAddress: '0000:5e:00.0',
-      deviceSpecs: [{ containerPath: '/dev/intel-fpga-port.0', hostPath: '/dev/intel-fpga-port.0', permissions: 'rw' }],
+      deviceSpecs: [
+        { containerPath: '/dev/intel-fpga-port.0', hostPath: '/dev/intel-fpga-port.0', permissions: 'rw' },
+      ],
       attributes: expect.objectContaining({ layout: 'opae', fme: 'intel-fpga-fme.0' }),
     });
     const region = await discover(fx, { mode: 'region' });
@@ -99,7 +132,14 @@ describe('discover --output json', () => {
   });
 
   it('AMD Alveo: one resource per shell, the user function’s BDF as ID, the render node (xclmgmt only when asked)', async () => {
-    fx.addAlveoCard({ slot: '0000:3b:00', numaNode: 0, vbnv: 'xilinx_u200_xdma_201830_1', timestamp: '1542252769', render: 128, instance: 15104 });
+    fx.addAlveoCard({
+      slot: '0000:3b:00',
+      numaNode: 0,
+      vbnv: 'xilinx_u200_xdma_201830_1',
+      timestamp: '1542252769',
+      render: 128,
+      instance: 15104,
+    });
     const doc = await discover(fx);
     expect(doc).toEqual({
       resources: [
@@ -111,7 +151,9 @@ describe('discover --output json', () => {
               health: 'Healthy',
               numaNodes: [0],
               pciAddress: '0000:3b:00.1',
-              deviceSpecs: [{ containerPath: '/dev/dri/renderD128', hostPath: '/dev/dri/renderD128', permissions: 'rwm' }],
+              deviceSpecs: [
+                { containerPath: '/dev/dri/renderD128', hostPath: '/dev/dri/renderD128', permissions: 'rwm' },
+              ],
               attributes: {
                 vendor: '0x10ee',
                 device: '0x5001',
@@ -127,7 +169,10 @@ describe('discover --output json', () => {
       warnings: [],
     });
     const withMgmt = await discover(fx, { amd: { includeManagement: true } });
-    expect(withMgmt.resources[0]?.devices[0]?.deviceSpecs.map((s) => s.hostPath)).toEqual(['/dev/xclmgmt15104', '/dev/dri/renderD128']);
+    expect(withMgmt.resources[0]?.devices[0]?.deviceSpecs.map((s) => s.hostPath)).toEqual([
+      '/dev/xclmgmt15104',
+      '/dev/dri/renderD128',
+    ]);
   });
 
   it('an empty interface id (intel #667) lands in excluded with the reason, in both modes', async () => {
@@ -137,7 +182,9 @@ describe('discover --output json', () => {
     expect(region.excluded).toEqual([
       {
         path: `/sys/${fx.pciDir('0000:81:00.0')}/fpga_region/region0`,
-        reason: expect.stringMatching(/^interface id is empty \(.*compat_id\); it would make the invalid name fpga\.intel\.com\/region-$/),
+        reason: expect.stringMatching(
+          /^interface id is empty \(.*compat_id\); it would make the invalid name fpga\.intel\.com\/region-$/,
+        ),
       },
     ]);
     const af = await discover(fx);
@@ -158,15 +205,33 @@ describe('discover --output json', () => {
   });
 
   it('garbage in sysfs degrades one device with a warning and never crashes', async () => {
-    fx.addDflCard({ address: '0000:81:00.0', index: 0, interfaceId: IF_ID, afuId: 'not-an-id', errors: 'zzz' });
+    fx.addDflCard({
+      address: '0000:81:00.0',
+      index: 0,
+      interfaceId: IF_ID,
+      afuId: 'not-an-id',
+      errors: 'zzz',
+    });
     fx.addPciDevice({ address: '0000:90:00.0', vendor: '0x8086', device: '0x0b30', class: '0x120000' });
-    fx.addPciDevice({ address: '0000:91:00.0', vendor: '0x10ee', device: '0x5000', class: '0x120000', driver: 'vfio-pci' });
+    fx.addPciDevice({
+      address: '0000:91:00.0',
+      vendor: '0x10ee',
+      device: '0x5000',
+      class: '0x120000',
+      driver: 'vfio-pci',
+    });
     fx.link('class/fpga_region/region7', '../../devices/nowhere');
     const doc = await discover(fx);
     expect(doc.resources).toEqual([]);
     expect(doc.excluded).toEqual([
-      { path: '/sys/bus/pci/devices/0000:91:00.0', reason: expect.stringMatching(/neither user_pf nor mgmt_pf .*vfio-pci/) },
-      { path: '/sys/bus/pci/devices/0000:90:00.0', reason: expect.stringMatching(/no DFL fpga_region or OPAE intel-fpga-dev container/) },
+      {
+        path: '/sys/bus/pci/devices/0000:91:00.0',
+        reason: expect.stringMatching(/neither user_pf nor mgmt_pf .*vfio-pci/),
+      },
+      {
+        path: '/sys/bus/pci/devices/0000:90:00.0',
+        reason: expect.stringMatching(/no DFL fpga_region or OPAE intel-fpga-dev container/),
+      },
       {
         path: `/sys/${fx.pciDir('0000:81:00.0')}/fpga_region/region0/dfl-port.0`,
         reason: 'afu_id "not-an-id" is not 32 hex digits; no valid af- name',
@@ -182,7 +247,10 @@ describe('configuration errors', () => {
     const fx = createFpgaFixture();
     try {
       const file = join(fx.base, 'bad.yaml');
-      writeFileSync(file, 'mode: region\nprogramming:\n  - interfaceId: xyz\n    afuId: d8424dc4a4a3c413f89e433683f9040b\n    command: [fpgaconf, "{bogus}"]\n    bitstream: /etc/passwd\n');
+      writeFileSync(
+        file,
+        'mode: region\nprogramming:\n  - interfaceId: xyz\n    afuId: d8424dc4a4a3c413f89e433683f9040b\n    command: [fpgaconf, "{bogus}"]\n    bitstream: /etc/passwd\n',
+      );
       let err = '';
       const code = await runFpgaCli({
         argv: ['serve', '--config', file, '--sysfs-root', fx.root, '--device-plugin-dir', fx.base],

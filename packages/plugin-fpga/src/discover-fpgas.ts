@@ -4,7 +4,9 @@ import type { FpgaConfig } from './fpga-config';
 import { scanFpgas, type ScanFpgasOptions } from './scan-fpgas';
 
 /** One scan as the `discover` command prints it (resources, devices with their nodes, excluded, warnings). */
-export async function discoverFpgas(options: ScanFpgasOptions & { readonly config: FpgaConfig }): Promise<DiscoverResult> {
+export async function discoverFpgas(
+  options: ScanFpgasOptions & { readonly config: FpgaConfig },
+): Promise<DiscoverResult> {
   const inventory = buildInventory(await scanFpgas(options), options.config);
   return {
     resources: inventory.resources.map((resource) => ({
@@ -22,7 +24,9 @@ export async function discoverFpgas(options: ScanFpgasOptions & { readonly confi
         attributes: {
           ...device.payload?.attributes,
           ...(resource.programming ? { programmedAfuId: resource.programming.afuId } : {}),
-          ...(device.payload && device.payload.problems.length > 0 ? { problems: device.payload.problems.join('; ') } : {}),
+          ...(device.payload && device.payload.problems.length > 0
+            ? { problems: device.payload.problems.join('; ') }
+            : {}),
         },
       })),
     })),

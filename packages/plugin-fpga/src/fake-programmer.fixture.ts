@@ -45,7 +45,12 @@ export function writeFakeProgrammer(fx: FpgaFixture, afuId: string): FakeProgram
     program,
     bitstreamDir,
     bitstream,
-    runs: () => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter((l) => l !== '') : []),
+    runs: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [],
   };
 }
 

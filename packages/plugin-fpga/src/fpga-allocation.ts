@@ -23,14 +23,18 @@ export function fpgaAllocation(
     const afu = programmedAfuId ?? list(intel.map((p) => p.afuId));
     if (afu !== '') envs['KDP_FPGA_AFU_ID'] = afu;
     const fmes = list(
-      intel.flatMap((p) => p.nodes.filter((n) => /\/(dfl|intel-fpga)-fme\.\d+$/.test(n.hostPath)).map((n) => n.hostPath)),
+      intel.flatMap((p) =>
+        p.nodes.filter((n) => /\/(dfl|intel-fpga)-fme\.\d+$/.test(n.hostPath)).map((n) => n.hostPath),
+      ),
     );
     if (fmes !== '') envs['KDP_FPGA_FMES'] = fmes;
   }
   const amd = payloads.filter((p) => p.vendor === 'amd');
   if (amd.length > 0) {
     envs['KDP_FPGA_RENDER_NODES'] = list(amd.map((p) => p.card?.renderNode));
-    const mgmt = list(amd.flatMap((p) => p.nodes.filter((n) => n.hostPath.startsWith('/dev/xclmgmt')).map((n) => n.hostPath)));
+    const mgmt = list(
+      amd.flatMap((p) => p.nodes.filter((n) => n.hostPath.startsWith('/dev/xclmgmt')).map((n) => n.hostPath)),
+    );
     if (mgmt !== '') envs['KDP_FPGA_MGMT_NODES'] = mgmt;
   }
   return { devices: [...nodes.values()], envs };

@@ -24,7 +24,8 @@ export function runFpgaCli(options: FpgaCliOptions): Promise<number> {
     defaults: {},
     ...(options.stdout ? { stdout: options.stdout } : {}),
     ...(options.stderr ? { stderr: options.stderr } : {}),
-    discover: (ctx) => discoverFpgas({ sysfsRoot: ctx.flags.sysfsRoot, devRoot: ctx.flags.devRoot, config: ctx.config }),
+    discover: (ctx) =>
+      discoverFpgas({ sysfsRoot: ctx.flags.sysfsRoot, devRoot: ctx.flags.devRoot, config: ctx.config }),
     serve: serveFpgas,
   });
 }

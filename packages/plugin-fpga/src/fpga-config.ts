@@ -65,12 +65,20 @@ export const fpgaConfigSchema = z
     const seen = new Set<string>();
     config.programming.forEach((rule, i) => {
       if (seen.has(rule.interfaceId)) {
-        ctx.addIssue({ code: 'custom', path: ['programming', i, 'interfaceId'], message: 'a second rule for the same interface id' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['programming', i, 'interfaceId'],
+          message: 'a second rule for the same interface id',
+        });
       }
       seen.add(rule.interfaceId);
       const program = rule.command[0] as string;
       if (!posix.isAbsolute(program) || posix.normalize(program) !== program) {
-        ctx.addIssue({ code: 'custom', path: ['programming', i, 'command', 0], message: 'the program must be an absolute, normalized path' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['programming', i, 'command', 0],
+          message: 'the program must be an absolute, normalized path',
+        });
       }
       rule.command.forEach((arg, j) => {
         for (const match of arg.matchAll(/\{([^{}]*)\}/g)) {
@@ -85,11 +93,19 @@ export const fpgaConfigSchema = z
       });
       const dir = config.bitstreamDir.endsWith('/') ? config.bitstreamDir : `${config.bitstreamDir}/`;
       if (!rule.bitstream.startsWith(dir)) {
-        ctx.addIssue({ code: 'custom', path: ['programming', i, 'bitstream'], message: `must lie inside bitstreamDir ${config.bitstreamDir}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['programming', i, 'bitstream'],
+          message: `must lie inside bitstreamDir ${config.bitstreamDir}`,
+        });
       }
     });
     if (config.programming.length > 0 && config.mode === 'af') {
-      ctx.addIssue({ code: 'custom', path: ['mode'], message: 'programming rules need mode region or regiondevel' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mode'],
+        message: 'programming rules need mode region or regiondevel',
+      });
     }
   });
 

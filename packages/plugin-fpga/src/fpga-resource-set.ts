@@ -66,7 +66,10 @@ export function createFpgaResourceSet(options: FpgaResourceSetOptions): FpgaReso
             options: { getPreferredAllocationAvailable: true, preStartRequired: true },
             preStartContainer: async ({ devices, unknownIds, signal }) => {
               if (unknownIds.length > 0) {
-                throw new DevicePluginError(status.NOT_FOUND, `fpga-device-plugin: unknown ${name} devices: ${unknownIds.join(', ')}`);
+                throw new DevicePluginError(
+                  status.NOT_FOUND,
+                  `fpga-device-plugin: unknown ${name} devices: ${unknownIds.join(', ')}`,
+                );
               }
               const rule = entry.rule;
               if (rule === undefined) return;

@@ -7,7 +7,13 @@ export type { FpgaConfig, ProgrammingRule } from './fpga-config';
 export { parseFpgaId, describeFpgaIdProblem } from './fpga-id';
 export type { FpgaIdProblem, FpgaIdRead } from './fpga-id';
 export type { AmdCard, FpgaPciInfo, FpgaScan, IntelLayout, IntelPort } from './fpga-model';
-export { afResourceName, amdResourceName, regionResourceName, AMD_FPGA_DOMAIN, INTEL_FPGA_DOMAIN } from './resource-names';
+export {
+  afResourceName,
+  amdResourceName,
+  regionResourceName,
+  AMD_FPGA_DOMAIN,
+  INTEL_FPGA_DOMAIN,
+} from './resource-names';
 export type { ResourceNameResult } from './resource-names';
 export { scanFpgas } from './scan-fpgas';
 export type { ScanFpgasOptions } from './scan-fpgas';

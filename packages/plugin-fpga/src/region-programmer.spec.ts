@@ -18,7 +18,15 @@ describe('createRegionProgrammer', () => {
     fpgaConfigSchema.parse({
       mode: 'region',
       bitstreamDir: fake.bitstreamDir,
-      programming: [{ interfaceId: IF_ID, afuId: NLB3, command: [fake.program, afuFile, '{bitstream}'], bitstream: fake.bitstream, ...overrides }],
+      programming: [
+        {
+          interfaceId: IF_ID,
+          afuId: NLB3,
+          command: [fake.program, afuFile, '{bitstream}'],
+          bitstream: fake.bitstream,
+          ...overrides,
+        },
+      ],
     }).programming[0] as ProgrammingRule;
 
   const programmer = () => createRegionProgrammer({ sysfsRoot: fx.root, bitstreamDir: fake.bitstreamDir });
@@ -28,17 +36,25 @@ describe('createRegionProgrammer', () => {
     const { portDir } = fx.addDflCard({ address: '0000:81:00.0', index: 0, interfaceId: IF_ID, afuId: NLB0 });
     afuFile = join(fx.root, portDir, 'afu_id');
     fake = writeFakeProgrammer(fx, NLB3);
-    const inventory = buildInventory(await scanFpgas({ sysfsRoot: fx.root, devRoot: fx.devRoot }), { mode: 'region', amd: { includeManagement: false }, programming: [] });
+    const inventory = buildInventory(await scanFpgas({ sysfsRoot: fx.root, devRoot: fx.devRoot }), {
+      mode: 'region',
+      amd: { includeManagement: false },
+      programming: [],
+    });
     device = inventory.resources[0]?.devices[0] as PluginDevice<FpgaPayload>;
   });
   afterEach(() => fx.remove());
 
   it('programs when the loaded AFU differs, verifies it, and skips when it is already loaded', async () => {
     const p = programmer();
-    await expect(p.prepare(rule(), [device])).resolves.toEqual([expect.objectContaining({ device: 'region0', action: 'programmed' })]);
+    await expect(p.prepare(rule(), [device])).resolves.toEqual([
+      expect.objectContaining({ device: 'region0', action: 'programmed' }),
+    ]);
     expect(readFileSync(afuFile, 'utf8').trim()).toBe(NLB3);
     expect(fake.runs()).toEqual([`${afuFile} ${fake.bitstream}`]);
-    await expect(p.prepare(rule(), [device])).resolves.toEqual([expect.objectContaining({ action: 'already-loaded' })]);
+    await expect(p.prepare(rule(), [device])).resolves.toEqual([
+      expect.objectContaining({ action: 'already-loaded' }),
+    ]);
     expect(fake.runs()).toHaveLength(1);
   });
 
@@ -59,7 +75,9 @@ describe('createRegionProgrammer', () => {
         (e: unknown) => e as Error & { code: number },
       );
     expect(error).toBeDefined();
-    expect(error?.message).toBe(`fpga-device-plugin: programming region0 with ${fake.program} timed out after 300 ms and was killed; output: programming...`);
+    expect(error?.message).toBe(
+      `fpga-device-plugin: programming region0 with ${fake.program} timed out after 300 ms and was killed; output: programming...`,
+    );
     expect(error?.code).toBe(4);
     // The whole process group died: nothing kept the pipes open for the sleep's 60 s.
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -82,14 +100,26 @@ describe('createRegionProgrammer', () => {
   });
 
   it('a missing or non-executable program is refused with the reason', async () => {
-    await expect(programmer().prepare(rule({ command: ['/nonexistent/fpgaconf', '{bitstream}'] }), [device])).rejects.toThrow(
-      'fpga-device-plugin: programming command /nonexistent/fpgaconf cannot be run: ENOENT',
-    );
+    await expect(
+      programmer().prepare(rule({ command: ['/nonexistent/fpgaconf', '{bitstream}'] }), [device]),
+    ).rejects.toThrow('fpga-device-plugin: programming command /nonexistent/fpgaconf cannot be run: ENOENT');
   });
 
   it('fills placeholders from sysfs and never through a shell', async () => {
-    const rules = rule({ command: [fake.program, afuFile, '{bitstream}', '{port}', '{fme}', '{bus}:{device}.{function}', '$(id)'] });
+    const rules = rule({
+      command: [
+        fake.program,
+        afuFile,
+        '{bitstream}',
+        '{port}',
+        '{fme}',
+        '{bus}:{device}.{function}',
+        '$(id)',
+      ],
+    });
     await programmer().prepare(rules, [device]);
-    expect(fake.runs()).toEqual([`${afuFile} ${fake.bitstream} /dev/dfl-port.0 /dev/dfl-fme.0 81:00.0 $(id)`]);
+    expect(fake.runs()).toEqual([
+      `${afuFile} ${fake.bitstream} /dev/dfl-port.0 /dev/dfl-fme.0 81:00.0 $(id)`,
+    ]);
   });
 });

@@ -31,7 +31,11 @@ export interface RegionProgrammer {
    * Makes every device carry `rule.afuId`: compares the loaded `afu_id`, runs the rule's command only when it
    * differs, then verifies it. Rejects with a DevicePluginError whose message reads well in a pod event.
    */
-  prepare(rule: ProgrammingRule, devices: readonly PluginDevice<FpgaPayload>[], signal?: AbortSignal): Promise<ProgramOutcome[]>;
+  prepare(
+    rule: ProgrammingRule,
+    devices: readonly PluginDevice<FpgaPayload>[],
+    signal?: AbortSignal,
+  ): Promise<ProgramOutcome[]>;
 }
 
 /** Creates a programmer; programming of one device is serialized, different devices run independently. */
@@ -51,7 +55,11 @@ export function createRegionProgrammer(options: RegionProgrammerOptions): Region
     return next;
   };
 
-  const prepareOne = async (rule: ProgrammingRule, device: PluginDevice<FpgaPayload>, signal?: AbortSignal): Promise<ProgramOutcome> => {
+  const prepareOne = async (
+    rule: ProgrammingRule,
+    device: PluginDevice<FpgaPayload>,
+    signal?: AbortSignal,
+  ): Promise<ProgramOutcome> => {
     const started = Date.now();
     const ports = device.payload?.ports ?? [];
     if (ports.length === 0) throw fail(`device ${device.id} has no FPGA port to program`);
@@ -68,27 +76,44 @@ export function createRegionProgrammer(options: RegionProgrammerOptions): Region
       { device: device.id, loaded: before.join(','), afuId: rule.afuId, program, args },
       'programming FPGA region before container start',
     );
-    const outcome = await runProgrammingCommand({ program, args, timeoutMs: rule.timeoutMs, ...(signal ? { signal } : {}) });
+    const outcome = await runProgrammingCommand({
+      program,
+      args,
+      timeoutMs: rule.timeoutMs,
+      ...(signal ? { signal } : {}),
+    });
     if (!outcome.ok) {
       const tail = outputTail(outcome.output);
       throw fail(
         `programming ${device.id} with ${program} ${outcome.message}${tail === '' ? '' : `; output: ${tail}`}`,
-        outcome.why === 'timeout' ? status.DEADLINE_EXCEEDED : outcome.why === 'aborted' ? status.CANCELLED : status.INTERNAL,
+        outcome.why === 'timeout'
+          ? status.DEADLINE_EXCEEDED
+          : outcome.why === 'aborted'
+            ? status.CANCELLED
+            : status.INTERNAL,
       );
     }
     const after = await loadedAfus(sysfs, ports);
-    const wrong = ports.flatMap((port, i) => (after[i] === rule.afuId ? [] : [`${port.name} reads ${after[i] || 'nothing'}`]));
+    const wrong = ports.flatMap((port, i) =>
+      after[i] === rule.afuId ? [] : [`${port.name} reads ${after[i] || 'nothing'}`],
+    );
     if (wrong.length > 0) {
-      throw fail(`programming ${device.id} with ${program} succeeded but the AFU is still wrong: ${wrong.join(', ')}; expected ${rule.afuId}`);
+      throw fail(
+        `programming ${device.id} with ${program} succeeded but the AFU is still wrong: ${wrong.join(', ')}; expected ${rule.afuId}`,
+      );
     }
-    logger.info({ device: device.id, afuId: rule.afuId, durationMs: outcome.durationMs }, 'FPGA region programmed');
+    logger.info(
+      { device: device.id, afuId: rule.afuId, durationMs: outcome.durationMs },
+      'FPGA region programmed',
+    );
     return { device: device.id, action: 'programmed', durationMs: Date.now() - started };
   };
 
   return {
     prepare: async (rule, devices, signal) => {
       const outcomes: ProgramOutcome[] = [];
-      for (const device of devices) outcomes.push(await serialized(device.id, () => prepareOne(rule, device, signal)));
+      for (const device of devices)
+        outcomes.push(await serialized(device.id, () => prepareOne(rule, device, signal)));
       return outcomes;
     },
   };
@@ -116,7 +141,8 @@ async function checkedBitstream(path: string, dir: string): Promise<string> {
   } catch (error) {
     throw fail(`bitstream ${path} is not usable: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  if (!real.startsWith(`${realDir}/`)) throw fail(`bitstream ${path} resolves to ${real}, outside the bitstream directory ${dir}`);
+  if (!real.startsWith(`${realDir}/`))
+    throw fail(`bitstream ${path} resolves to ${real}, outside the bitstream directory ${dir}`);
   const info = await stat(real);
   if (!info.isFile()) throw fail(`bitstream ${path} is not a regular file`);
   return real;
@@ -145,7 +171,8 @@ export function fillPlaceholders(
   const own = first?.pci?.address;
   // The FME that reconfigures the region sits on the PF, also for a VF's port.
   const card = parsePciAddress(first?.pci?.physfn ?? own ?? '');
-  const hex = (n: number | undefined, width: number): string => (n === undefined ? '' : n.toString(16).padStart(width, '0'));
+  const hex = (n: number | undefined, width: number): string =>
+    n === undefined ? '' : n.toString(16).padStart(width, '0');
   const values: Record<string, string> = {
     bitstream,
     port: first?.devNode ?? '',

@@ -2,8 +2,7 @@ import { validateResourceName } from '@kdp/api';
 
 /** A generated resource name, or why it cannot be advertised. */
 export type ResourceNameResult =
-  | { readonly ok: true; readonly name: string }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly name: string } | { readonly ok: false; readonly reason: string };
 
 /** Intel's resource domain. */
 export const INTEL_FPGA_DOMAIN = 'fpga.intel.com';
@@ -22,15 +21,18 @@ function checked(name: string): ResourceNameResult {
  * fit the 63-character name limit, e.g. `fpga.intel.com/af-695.d84.aVKNtusxV3qMNmj5-qCB9thCTcSko8QT-J5DNoP5BAs`.
  */
 export function afResourceName(interfaceId: string, afuId: string): ResourceNameResult {
-  if (!HEX32.test(interfaceId)) return { ok: false, reason: `interface id ${JSON.stringify(interfaceId)} is not 32 hex digits` };
-  if (!HEX32.test(afuId)) return { ok: false, reason: `afu id ${JSON.stringify(afuId)} is not 32 hex digits` };
+  if (!HEX32.test(interfaceId))
+    return { ok: false, reason: `interface id ${JSON.stringify(interfaceId)} is not 32 hex digits` };
+  if (!HEX32.test(afuId))
+    return { ok: false, reason: `afu id ${JSON.stringify(afuId)} is not 32 hex digits` };
   const packed = Buffer.from(interfaceId + afuId, 'hex').toString('base64url');
   return checked(`${INTEL_FPGA_DOMAIN}/af-${interfaceId.slice(0, 3)}.${afuId.slice(0, 3)}.${packed}`);
 }
 
 /** Intel's region-mode name: `fpga.intel.com/region-<32-hex interface id>`. */
 export function regionResourceName(interfaceId: string): ResourceNameResult {
-  if (!HEX32.test(interfaceId)) return { ok: false, reason: `interface id ${JSON.stringify(interfaceId)} is not 32 hex digits` };
+  if (!HEX32.test(interfaceId))
+    return { ok: false, reason: `interface id ${JSON.stringify(interfaceId)} is not 32 hex digits` };
   return checked(`${INTEL_FPGA_DOMAIN}/region-${interfaceId}`);
 }
 
@@ -40,6 +42,7 @@ export function regionResourceName(interfaceId: string): ResourceNameResult {
  */
 export function amdResourceName(vbnv: string, timestamp: string): ResourceNameResult {
   if (vbnv === '') return { ok: false, reason: 'shell name (rom VBNV) is empty' };
-  if (!/^\d+$/.test(timestamp)) return { ok: false, reason: `shell timestamp ${JSON.stringify(timestamp)} is not a number` };
+  if (!/^\d+$/.test(timestamp))
+    return { ok: false, reason: `shell timestamp ${JSON.stringify(timestamp)} is not a number` };
   return checked(`${AMD_FPGA_DOMAIN}/${vbnv}-${timestamp}`);
 }

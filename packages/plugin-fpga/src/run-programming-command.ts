@@ -58,15 +58,33 @@ export function runProgrammingCommand(options: RunCommandOptions): Promise<Comma
       }
       const failure = error as NodeJS.ErrnoException & { code?: number | string; signal?: string | null };
       if (timedOut) {
-        resolve({ ok: false, why: 'timeout', message: `timed out after ${options.timeoutMs} ms and was killed`, output, durationMs });
+        resolve({
+          ok: false,
+          why: 'timeout',
+          message: `timed out after ${options.timeoutMs} ms and was killed`,
+          output,
+          durationMs,
+        });
       } else if (aborted) {
-        resolve({ ok: false, why: 'aborted', message: 'was cancelled (the kubelet gave up on PreStartContainer)', output, durationMs });
+        resolve({
+          ok: false,
+          why: 'aborted',
+          message: 'was cancelled (the kubelet gave up on PreStartContainer)',
+          output,
+          durationMs,
+        });
       } else if (typeof failure.code === 'number') {
         resolve({ ok: false, why: 'exit', message: `exited with code ${failure.code}`, output, durationMs });
       } else if (typeof failure.signal === 'string' && failure.signal !== '') {
         resolve({ ok: false, why: 'signal', message: `was killed by ${failure.signal}`, output, durationMs });
       } else {
-        resolve({ ok: false, why: 'spawn', message: `could not run: ${failure.message}`, output, durationMs });
+        resolve({
+          ok: false,
+          why: 'spawn',
+          message: `could not run: ${failure.message}`,
+          output,
+          durationMs,
+        });
       }
     });
     // Kill the command and stop reading its pipes: a process it forked may still hold them open, and the

@@ -35,7 +35,9 @@ export async function scanAmdCards(options: ScanAmdOptions): Promise<AmdScan> {
   const cards: AmdCard[] = [];
   const excluded: ExcludedDevice[] = [];
   const warnings: string[] = [];
-  const candidates = options.pciDevices.filter((d) => d.vendor !== undefined && AMD_FPGA_VENDORS.includes(d.vendor));
+  const candidates = options.pciDevices.filter(
+    (d) => d.vendor !== undefined && AMD_FPGA_VENDORS.includes(d.vendor),
+  );
   const users: PciDevice[] = [];
   const mgmtBySlot = new Map<string, { address: string; instance?: number }>();
   for (const device of candidates) {
@@ -46,8 +48,12 @@ export async function scanAmdCards(options: ScanAmdOptions): Promise<AmdScan> {
     if (user) users.push(device);
     else if (mgmt) {
       const instance = await sysfs.readInt(`${device.sysfsPath}/instance`);
-      if (instance === undefined) warnings.push(`${device.address}: xclmgmt instance is unreadable; no /dev/xclmgmt node`);
-      mgmtBySlot.set(slotOf(device.address), { address: device.address, ...(instance !== undefined ? { instance } : {}) });
+      if (instance === undefined)
+        warnings.push(`${device.address}: xclmgmt instance is unreadable; no /dev/xclmgmt node`);
+      mgmtBySlot.set(slotOf(device.address), {
+        address: device.address,
+        ...(instance !== undefined ? { instance } : {}),
+      });
     } else if (device.vendor === '0x10ee') {
       excluded.push({
         path: `/sys/bus/pci/devices/${device.address}`,
@@ -61,10 +67,16 @@ export async function scanAmdCards(options: ScanAmdOptions): Promise<AmdScan> {
     const rom = entries.find((e) => /^rom\.\d+$/.test(e));
     const path = `/sys/bus/pci/devices/${device.address}`;
     if (rom === undefined) {
-      excluded.push({ path, reason: 'no rom.* folder: the shell is not loaded (it vanishes after xbutil reset)' });
+      excluded.push({
+        path,
+        reason: 'no rom.* folder: the shell is not loaded (it vanishes after xbutil reset)',
+      });
       continue;
     }
-    const [vbnv, timestamp] = await Promise.all([sysfs.read(`${dir}/${rom}/VBNV`), sysfs.read(`${dir}/${rom}/timestamp`)]);
+    const [vbnv, timestamp] = await Promise.all([
+      sysfs.read(`${dir}/${rom}/VBNV`),
+      sysfs.read(`${dir}/${rom}/timestamp`),
+    ]);
     if (vbnv === undefined || vbnv === '' || timestamp === undefined || !/^\d+$/.test(timestamp)) {
       excluded.push({
         path,
@@ -79,7 +91,8 @@ export async function scanAmdCards(options: ScanAmdOptions): Promise<AmdScan> {
     const problems: string[] = [];
     if (renderNode === undefined) problems.push('the user function has no DRM render node');
     for (const node of [renderNode, mgmtNode]) {
-      if (node !== undefined && !(await devNodeExists(options.devRoot, node))) problems.push(`${node} is missing`);
+      if (node !== undefined && !(await devNodeExists(options.devRoot, node)))
+        problems.push(`${node} is missing`);
     }
     cards.push({
       address: device.address,

@@ -107,7 +107,8 @@ export async function scanIntelPorts(options: ScanIntelOptions): Promise<IntelSc
         continue;
       }
       if (address !== undefined) claimed.add(address);
-      const pci = address === undefined ? undefined : await readFpgaPci(sysfs, address, options.numa, warnings);
+      const pci =
+        address === undefined ? undefined : await readFpgaPci(sysfs, address, options.numa, warnings);
       let fme: Container['fme'];
       if (fmeName !== undefined) {
         const idPath = await spec.interfaceIdPath(sysfs, `${dir}/${fmeName}`);
@@ -121,7 +122,8 @@ export async function scanIntelPorts(options: ScanIntelOptions): Promise<IntelSc
   for (const container of containers) {
     // A VF exposes only a port: its interface ID is the PF's.
     const owner =
-      container.fme ?? (container.pci?.physfn !== undefined ? byAddress.get(container.pci.physfn)?.fme : undefined);
+      container.fme ??
+      (container.pci?.physfn !== undefined ? byAddress.get(container.pci.physfn)?.fme : undefined);
     for (const portName of container.ports) {
       ports.push(await readPort(options, container, portName, owner, warnings));
     }
@@ -148,7 +150,9 @@ async function readPort(
   if (errorsText !== undefined) {
     const errors = parseErrorRegister(errorsText);
     if (errors === undefined) {
-      warnings.push(`${dir}/errors/errors: ${JSON.stringify(errorsText.slice(0, 40))} is not hex; port marked unhealthy`);
+      warnings.push(
+        `${dir}/errors/errors: ${JSON.stringify(errorsText.slice(0, 40))} is not hex; port marked unhealthy`,
+      );
       problems.push('port error register is unreadable');
     } else if (errors !== 0n) {
       problems.push(`port error register errors/errors is 0x${errors.toString(16)}`);

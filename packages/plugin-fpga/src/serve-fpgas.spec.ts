@@ -21,8 +21,21 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
 
   beforeAll(async () => {
     fx = createFpgaFixture();
-    const { portDir } = fx.addDflCard({ address: '0000:81:00.0', index: 0, numaNode: 1, interfaceId: IF_ID, afuId: NLB0 });
-    fx.addAlveoCard({ slot: '0000:3b:00', numaNode: 0, vbnv: 'xilinx_u200_xdma_201830_1', timestamp: '1542252769', render: 128, instance: 15104 });
+    const { portDir } = fx.addDflCard({
+      address: '0000:81:00.0',
+      index: 0,
+      numaNode: 1,
+      interfaceId: IF_ID,
+      afuId: NLB0,
+    });
+    fx.addAlveoCard({
+      slot: '0000:3b:00',
+      numaNode: 0,
+      vbnv: 'xilinx_u200_xdma_201830_1',
+      timestamp: '1542252769',
+      render: 128,
+      instance: 15104,
+    });
     afuFile = join(fx.root, portDir, 'afu_id');
     fake = writeFakeProgrammer(fx, NLB3);
     const config = join(fx.base, 'fpga.yaml');
@@ -45,8 +58,19 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
     const dir = join(fx.base, 'dp');
     mkdirSync(dir);
     sim = await createKubeletSim({ dir });
-    const registered = Promise.all([REGION, AMD].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)));
-    plugin = spawnServe(build.bundle, ['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--device-plugin-dir', dir, '--config', config]);
+    const registered = Promise.all(
+      [REGION, AMD].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)),
+    );
+    plugin = spawnServe(build.bundle, [
+      '--sysfs-root',
+      fx.root,
+      '--dev-root',
+      fx.devRoot,
+      '--device-plugin-dir',
+      dir,
+      '--config',
+      config,
+    ]);
     await registered;
   }, 60_000);
 
@@ -58,8 +82,14 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
   }, 30_000);
 
   it('registers the region resource with PreStartContainer and the AMD resource without it', () => {
-    expect(sim.resource(REGION)).toMatchObject({ options: { preStartRequired: true, getPreferredAllocationAvailable: true }, healthy: ['region0'] });
-    expect(sim.resource(AMD)).toMatchObject({ options: { preStartRequired: false }, healthy: ['0000:3b:00.1'] });
+    expect(sim.resource(REGION)).toMatchObject({
+      options: { preStartRequired: true, getPreferredAllocationAvailable: true },
+      healthy: ['region0'],
+    });
+    expect(sim.resource(AMD)).toMatchObject({
+      options: { preStartRequired: false },
+      healthy: ['0000:3b:00.1'],
+    });
     expect(sim.resource(REGION)?.devices[0]?.topology).toEqual({ nodes: [{ ID: 1 }] });
   });
 
@@ -67,7 +97,9 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
     const first = await sim.admit({ pod: 'p1', container: 'c', resource: REGION, count: 1 });
     expect(fake.runs()).toEqual([`${afuFile} ${fake.bitstream}`]);
     // Intel's plugin gives the port node (rw) in region mode; we add envs naming it.
-    expect(first.response.devices).toEqual([{ containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' }]);
+    expect(first.response.devices).toEqual([
+      { containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' },
+    ]);
     expect(first.response.envs).toEqual({
       KDP_FPGA_DEVICE_IDS: 'region0',
       KDP_FPGA_PORTS: '/dev/dfl-port.0',
@@ -97,17 +129,28 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
       { containerPath: '/dev/xclmgmt15104', hostPath: '/dev/xclmgmt15104', permissions: 'rwm' },
       { containerPath: '/dev/dri/renderD128', hostPath: '/dev/dri/renderD128', permissions: 'rwm' },
     ]);
-    expect(admission.response.envs).toMatchObject({ KDP_FPGA_RENDER_NODES: '/dev/dri/renderD128', KDP_FPGA_MGMT_NODES: '/dev/xclmgmt15104' });
+    expect(admission.response.envs).toMatchObject({
+      KDP_FPGA_RENDER_NODES: '/dev/dri/renderD128',
+      KDP_FPGA_MGMT_NODES: '/dev/xclmgmt15104',
+    });
     sim.release('p4');
   }, 30_000);
 
   it('a port error makes the region unhealthy and clearing it recovers, well inside a generous bound', async () => {
     const errors = join(afuFile, '..', 'errors', 'errors');
     const started = Date.now();
-    const sick = sim.waitFor('devices', (e) => e.resource === REGION && e.unhealthy.includes('region0'), 20_000);
+    const sick = sim.waitFor(
+      'devices',
+      (e) => e.resource === REGION && e.unhealthy.includes('region0'),
+      20_000,
+    );
     writeFileSync(errors, '0x1\n');
     await sick;
-    const healthy = sim.waitFor('devices', (e) => e.resource === REGION && e.healthy.includes('region0'), 20_000);
+    const healthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === REGION && e.healthy.includes('region0'),
+      20_000,
+    );
     writeFileSync(errors, '0x0\n');
     await healthy;
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -14,7 +14,11 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
   const { flags, logger } = ctx;
   const plugin = createDevicePlugin({ handleSignals: false, devicePluginDir: flags.devicePluginDir, logger });
   let config = ctx.config;
-  let programmer = createRegionProgrammer({ sysfsRoot: flags.sysfsRoot, bitstreamDir: config.bitstreamDir, logger });
+  let programmer = createRegionProgrammer({
+    sysfsRoot: flags.sysfsRoot,
+    bitstreamDir: config.bitstreamDir,
+    logger,
+  });
   let running = false;
   let again = false;
   let lastWarnings = '';
@@ -27,7 +31,10 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
     try {
       do {
         again = false;
-        const inventory = buildInventory(await scanFpgas({ sysfsRoot: flags.sysfsRoot, devRoot: flags.devRoot }), config);
+        const inventory = buildInventory(
+          await scanFpgas({ sysfsRoot: flags.sysfsRoot, devRoot: flags.devRoot }),
+          config,
+        );
         const warnings = JSON.stringify([inventory.warnings, inventory.excluded]);
         if (warnings !== lastWarnings) {
           lastWarnings = warnings;
@@ -57,7 +64,11 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
   ])(() => void rescan());
   const unsubscribe = ctx.onConfigChange((change) => {
     config = change.value;
-    programmer = createRegionProgrammer({ sysfsRoot: flags.sysfsRoot, bitstreamDir: config.bitstreamDir, logger });
+    programmer = createRegionProgrammer({
+      sysfsRoot: flags.sysfsRoot,
+      bitstreamDir: config.bitstreamDir,
+      logger,
+    });
     clearInterval(timer);
     timer = setInterval(() => void rescan(), config.pollIntervalMs);
     void rescan();
