@@ -168,7 +168,7 @@ async function readPort(
     ...(owner ? { fme: { name: owner.name, devNode: `/dev/${owner.name}` } } : {}),
     afuId,
     interfaceId,
-    interfaceIdPath: owner?.idPath ?? `${container.dir} (no FME, and no PF FME found)`,
+    interfaceIdPath: owner ? `/sys/${owner.idPath}` : `/sys/${container.dir}: no FME, and no FME on a PF`,
     problems,
     ...(container.pci ? { pci: container.pci } : {}),
   };
