@@ -16,16 +16,12 @@ async function conformance(fx: FpgaFixture, resource: string, config: string): P
   mkdirSync(dir);
   const file = join(fx.base, 'fpga.yaml');
   writeFileSync(file, config);
-  const plugin = spawnServe(build.bundle, [
-    '--sysfs-root',
-    fx.root,
-    '--dev-root',
-    fx.devRoot,
-    '--device-plugin-dir',
-    dir,
-    '--config',
-    file,
-  ]);
+  const plugin = spawnServe(build.bundle, {
+    sysfsRoot: fx.root,
+    devRoot: fx.devRoot,
+    devicePluginDir: dir,
+    config: file,
+  });
   const exited = once(plugin.child, 'exit');
   try {
     const report = await runConformance({

@@ -31,9 +31,21 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Spawns `node <bundle> serve ...args`. */
-export function spawnServe(bundle: string, args: readonly string[]): ServeProcess {
-  const child = spawn(process.execPath, [bundle, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** The roots and files `serve` is pointed at. */
+export interface ServeArgs {
+  readonly sysfsRoot: string;
+  readonly devRoot: string;
+  readonly devicePluginDir: string;
+  readonly config: string;
+}
+
+/** Spawns `node <bundle> serve` with the fixture's roots, the kubelet directory and the config file. */
+export function spawnServe(bundle: string, args: ServeArgs): ServeProcess {
+  const argv = [
+    ...['--sysfs-root', args.sysfsRoot, '--dev-root', args.devRoot],
+    ...['--device-plugin-dir', args.devicePluginDir, '--config', args.config],
+  ];
+  const child = spawn(process.execPath, [bundle, 'serve', ...argv], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return {

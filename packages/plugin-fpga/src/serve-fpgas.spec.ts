@@ -61,16 +61,12 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
     const registered = Promise.all(
       [REGION, AMD].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)),
     );
-    plugin = spawnServe(build.bundle, [
-      '--sysfs-root',
-      fx.root,
-      '--dev-root',
-      fx.devRoot,
-      '--device-plugin-dir',
-      dir,
-      '--config',
-      config,
-    ]);
+    plugin = spawnServe(build.bundle, {
+      sysfsRoot: fx.root,
+      devRoot: fx.devRoot,
+      devicePluginDir: dir,
+      config: config,
+    });
     await registered;
   }, 60_000);
 

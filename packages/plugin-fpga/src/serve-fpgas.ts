@@ -1,5 +1,11 @@
 import { join } from 'node:path';
-import { createDevicePlugin, createFsWatchTrigger, serveDevicePlugin, type ServeContext } from '@kdp/core';
+import {
+  createDevicePlugin,
+  createFsWatchTrigger,
+  createPollingSource,
+  serveDevicePlugin,
+  type ServeContext,
+} from '@kdp/core';
 import { buildInventory } from './build-inventory';
 import type { FpgaConfig } from './fpga-config';
 import { createFpgaResourceSet } from './fpga-resource-set';
@@ -19,49 +25,52 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
     bitstreamDir: config.bitstreamDir,
     logger,
   });
-  let running = false;
-  let again = false;
-  let lastWarnings = '';
-  const rescan = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        const inventory = buildInventory(
-          await scanFpgas({ sysfsRoot: flags.sysfsRoot, devRoot: flags.devRoot }),
-          config,
-        );
-        const warnings = JSON.stringify([inventory.warnings, inventory.excluded]);
-        if (warnings !== lastWarnings) {
-          lastWarnings = warnings;
-          for (const warning of inventory.warnings) logger.warn({ warning }, 'sysfs scan warning');
-          for (const entry of inventory.excluded) logger.info(entry, 'device not advertised');
-        }
-        await resources.apply(inventory);
-      } while (again && !ctx.signal.aborted);
-    } catch (error) {
-      logger.error({ err: String(error) }, 'scan failed; keeping the last device lists');
-    } finally {
-      running = false;
-    }
-  };
+  let reported = '';
+  let rescanNow: () => void = () => undefined;
   const resources = createFpgaResourceSet({
     plugin,
     logger,
     programmer: { prepare: (rule, devices, signal) => programmer.prepare(rule, devices, signal) },
-    onProgrammed: () => void rescan(),
+    onProgrammed: () => rescanNow(),
   });
-  let timer = setInterval(() => void rescan(), config.pollIntervalMs);
-  const stopWatch = createFsWatchTrigger([
+  /** One scan applied to the resources; logs warnings and exclusions only when they change. */
+  const scanAndApply = async (): Promise<void> => {
+    const scan = await scanFpgas({ sysfsRoot: flags.sysfsRoot, devRoot: flags.devRoot });
+    const inventory = buildInventory(scan, config);
+    const report = JSON.stringify([inventory.warnings, inventory.excluded]);
+    if (report !== reported) {
+      reported = report;
+      for (const warning of inventory.warnings) logger.warn({ warning }, 'sysfs scan warning');
+      for (const entry of inventory.excluded) logger.info(entry, 'device not advertised');
+    }
+    await resources.apply(inventory);
+  };
+  const watchTrigger = createFsWatchTrigger([
     flags.devRoot,
     join(flags.devRoot, 'dri'),
     join(flags.sysfsRoot, 'class/fpga_region'),
     join(flags.sysfsRoot, 'class/fpga'),
-  ])(() => void rescan());
+  ]);
+  /**
+   * Core's polling source schedules the scans (at start, every interval, on a trigger, never overlapping); the
+   * scan applies the inventory itself, so the source's own list stays empty.
+   */
+  const startScanning = (): (() => void) => {
+    let fire: () => void = () => undefined;
+    const source = createPollingSource<never>({
+      scan: async () => {
+        await scanAndApply();
+        return [];
+      },
+      intervalMs: config.pollIntervalMs,
+      triggers: [watchTrigger, (f) => ((fire = f), () => (fire = () => undefined))],
+      onError: (error) => logger.error({ err: String(error) }, 'scan failed; keeping the last device lists'),
+    });
+    rescanNow = () => fire();
+    return source.subscribe(() => undefined);
+  };
+  await scanAndApply().catch((error: unknown) => logger.error({ err: String(error) }, 'first scan failed'));
+  let stopScanning = startScanning();
   const unsubscribe = ctx.onConfigChange((change) => {
     config = change.value;
     programmer = createRegionProgrammer({
@@ -69,16 +78,13 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
       bitstreamDir: config.bitstreamDir,
       logger,
     });
-    clearInterval(timer);
-    timer = setInterval(() => void rescan(), config.pollIntervalMs);
-    void rescan();
+    stopScanning();
+    stopScanning = startScanning();
   });
   try {
-    await rescan();
     await serveDevicePlugin(ctx, plugin);
   } finally {
-    clearInterval(timer);
-    stopWatch();
+    stopScanning();
     unsubscribe();
   }
 }
