@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
-import { writeFakeProgrammer } from './fake-programmer.fixture';
+import { programmingConfig, writeFakeProgrammer } from './fake-programmer.fixture';
 import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
 import { buildPluginBundle, spawnServe } from './plugin-binary.fixture';
 
@@ -61,16 +61,7 @@ describe('kubelet-sim conformance of fpga-device-plugin serve', () => {
   it('region mode with a programming rule (PreStartContainer) passes', async () => {
     const fake = writeFakeProgrammer(fx, NLB3);
     const port0 = join(fx.root, fx.pciDir('0000:81:00.0'), 'fpga_region/region0/dfl-port.0/afu_id');
-    const config = [
-      'mode: region',
-      `bitstreamDir: ${fake.bitstreamDir}`,
-      'programming:',
-      `  - interfaceId: ${IF_ID}`,
-      `    afuId: ${NLB0}`,
-      `    command: [${fake.program}, ${port0}, "{bitstream}"]`,
-      `    bitstream: ${fake.bitstream}`,
-      '',
-    ].join('\n');
+    const config = programmingConfig(fake, port0, NLB0);
     await conformance(fx, `fpga.intel.com/region-${IF_ID}`, config);
   }, 120_000);
 });

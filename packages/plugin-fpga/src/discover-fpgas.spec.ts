@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core';
 import { runFpgaCli } from './fpga-cli';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
+import { createFpgaFixture, U200, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
 
 async function discover(fx: FpgaFixture, config?: object): Promise<DiscoverDocument> {
   let out = '';
@@ -132,14 +132,7 @@ describe('discover --output json', () => {
   });
 
   it('AMD Alveo: one resource per shell, the user function’s BDF as ID, the render node (xclmgmt only when asked)', async () => {
-    fx.addAlveoCard({
-      slot: '0000:3b:00',
-      numaNode: 0,
-      vbnv: 'xilinx_u200_xdma_201830_1',
-      timestamp: '1542252769',
-      render: 128,
-      instance: 15104,
-    });
+    fx.addAlveoCard(U200);
     const doc = await discover(fx);
     expect(doc).toEqual({
       resources: [

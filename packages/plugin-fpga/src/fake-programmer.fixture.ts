@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FpgaFixture } from './fpga-sysfs.fixture';
+import { IF_ID, type FpgaFixture } from './fpga-sysfs.fixture';
 
 /** A fake `fpgaconf` written by a test: it logs each run and copies the bitstream's content into afu_id. */
 export interface FakeProgrammer {
@@ -57,4 +57,24 @@ export function writeFakeProgrammer(fx: FpgaFixture, afuId: string): FakeProgram
 /** Chooses the fake programmer's behaviour for the next runs. */
 export function setFakeMode(fx: FpgaFixture, mode: 'ok' | 'fail' | 'hang' | 'noop'): void {
   writeFileSync(join(fx.base, 'fake-mode'), mode);
+}
+
+/** A region-mode config whose one rule loads `afuId` into the port whose afu_id file is `afuFile`. */
+export function programmingConfig(
+  fake: FakeProgrammer,
+  afuFile: string,
+  afuId: string,
+  extra: readonly string[] = [],
+): string {
+  return [
+    'mode: region',
+    ...extra,
+    `bitstreamDir: ${fake.bitstreamDir}`,
+    'programming:',
+    `  - interfaceId: ${IF_ID}`,
+    `    afuId: ${afuId}`,
+    `    command: [${fake.program}, ${afuFile}, "{bitstream}"]`,
+    `    bitstream: ${fake.bitstream}`,
+    '',
+  ].join('\n');
 }

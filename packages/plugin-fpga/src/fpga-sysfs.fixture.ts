@@ -7,6 +7,16 @@ export const IF_ID = '69528db6eb31577a8c3668f9faa081f6';
 export const NLB0 = 'd8424dc4a4a3c413f89e433683f9040b';
 export const NLB3 = 'f7df405cbd7acf7222f144b0b93acd18';
 
+/** An Alveo U200 with Xilinx's example shell, on NUMA node 0. */
+export const U200: AlveoSpec = {
+  slot: '0000:3b:00',
+  numaNode: 0,
+  vbnv: 'xilinx_u200_xdma_201830_1',
+  timestamp: '1542252769',
+  render: 128,
+  instance: 15104,
+};
+
 /** An FPGA fixture machine: two NUMA nodes plus helpers for each driver layout. */
 export interface FpgaFixture extends SysfsFixture {
   /** A DFL card: PCI function, regionN with dfl-fme.N (interface id in the FME region's compat_id) and dfl-port.N. */

@@ -1,8 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { setFakeMode, writeFakeProgrammer, type FakeProgrammer } from './fake-programmer.fixture';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
+import {
+  programmingConfig,
+  setFakeMode,
+  writeFakeProgrammer,
+  type FakeProgrammer,
+} from './fake-programmer.fixture';
+import { createFpgaFixture, U200, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
 import { buildPluginBundle, spawnServe, type ServeProcess } from './plugin-binary.fixture';
 
 const REGION = `fpga.intel.com/region-${IF_ID}`;
@@ -28,32 +33,13 @@ describe('fpga-device-plugin serve against kubelet-sim', () => {
       interfaceId: IF_ID,
       afuId: NLB0,
     });
-    fx.addAlveoCard({
-      slot: '0000:3b:00',
-      numaNode: 0,
-      vbnv: 'xilinx_u200_xdma_201830_1',
-      timestamp: '1542252769',
-      render: 128,
-      instance: 15104,
-    });
+    fx.addAlveoCard(U200);
     afuFile = join(fx.root, portDir, 'afu_id');
     fake = writeFakeProgrammer(fx, NLB3);
     const config = join(fx.base, 'fpga.yaml');
     writeFileSync(
       config,
-      [
-        'mode: region',
-        'pollIntervalMs: 200',
-        `bitstreamDir: ${fake.bitstreamDir}`,
-        'amd: { includeManagement: true }',
-        'programming:',
-        `  - interfaceId: ${IF_ID}`,
-        `    afuId: ${NLB3}`,
-        `    command: [${fake.program}, ${afuFile}, "{bitstream}"]`,
-        `    bitstream: ${fake.bitstream}`,
-        '    timeoutMs: 20000',
-        '',
-      ].join('\n'),
+      programmingConfig(fake, afuFile, NLB3, ['pollIntervalMs: 200', 'amd: { includeManagement: true }']),
     );
     const dir = join(fx.base, 'dp');
     mkdirSync(dir);
