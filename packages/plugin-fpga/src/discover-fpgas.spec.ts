@@ -124,10 +124,19 @@ describe('discover --output json', () => {
       ],
       attributes: expect.objectContaining({ layout: 'opae', fme: 'intel-fpga-fme.0' }),
     });
+    // An OPAE VF (8086:09c5) exposes only a port under its own intel-fpga-dev.N.
+    fx.addOpaeCard({ address: '0000:5e:00.1', index: 1, afuId: NLB0, physfn: '0000:5e:00.0' });
     const region = await discover(fx, { mode: 'region' });
     expect(region.resources[0]).toMatchObject({
       resourceName: `fpga.intel.com/region-${IF_ID}`,
-      devices: [expect.objectContaining({ id: 'intel-fpga-dev.0' })],
+      devices: [
+        expect.objectContaining({ id: 'intel-fpga-dev.0' }),
+        expect.objectContaining({
+          id: 'intel-fpga-dev.1',
+          pciAddress: '0000:5e:00.1',
+          attributes: expect.objectContaining({ physfn: '0000:5e:00.0', device: '0x09c5' }),
+        }),
+      ],
     });
   });
 
