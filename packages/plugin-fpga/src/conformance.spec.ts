@@ -31,7 +31,9 @@ async function conformance(fx: FpgaFixture, resource: string, config: string): P
       restarts: 1,
       registrationTimeoutMs: 30_000,
     });
-    expect(report.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    const failed = report.checks.filter((c) => c.status === 'fail');
+    // On failure, show what the plugin logged (its stderr) beside the failed checks.
+    expect({ failed, log: failed.length === 0 ? '' : plugin.stderr() }).toEqual({ failed: [], log: '' });
     expect(report).toMatchObject({ ok: true, resource });
     const [code] = (await exited) as [number | null];
     expect(code).toBe(0);
