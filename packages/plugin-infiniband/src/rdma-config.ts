@@ -65,7 +65,7 @@ export const rdmaConfigSchema = z
         ctx.addIssue({
           code: 'custom',
           path: ['configList', index, 'resourcePrefix'],
-          message: check.message,
+          message: `${check.message}: ${check.reason}`,
         });
       }
       const before = seen.get(name);

@@ -94,7 +94,7 @@ export function setPortState(
 }
 
 /**
- * A two-socket host with: a ConnectX-3 (mlx4_0) with two InfiniBand ports on node 0; a ConnectX-6 Dx RoCE
+ * A two-socket host with: a ConnectX-3 (mlx4_0) with two InfiniBand ports on node 0; a ConnectX-5 RoCE
  * function (mlx5_0) on node 1; an Omni-Path HFI (hfi1_0, with /dev/hfi1_0) on node 0; an Intel E810 (irdma0,
  * RoCE, no issm) on node 1; a Broadcom function (bnxt_re0) whose uverbs device is missing; and rdma_cm.
  */
@@ -126,7 +126,7 @@ export function createRdmaMachine(): SysfsFixture {
     pci: {
       address: '0000:d8:00.0',
       vendor: '0x15b3',
-      device: '0x101d',
+      device: '0x1017',
       class: '0x020000',
       driver: 'mlx5_core',
       numaNode: 1,
@@ -188,3 +188,30 @@ export function createRdmaMachine(): SysfsFixture {
   writeDevNode(fixture, 'infiniband/rdma_cm');
   return fixture;
 }
+
+/**
+ * A configuration in the exact shape of the example in k8s-rdma-shared-dev-plugin's README: two shared
+ * resources selecting ConnectX-5 (15b3:1017), the second only through interfaces ib0/ib1.
+ */
+export const UPSTREAM_CONFIG_JSON = `{
+  "periodicUpdateInterval": 300,
+  "configList": [{
+      "resourceName": "hca_shared_devices_a",
+      "rdmaHcaMax": 1000,
+      "selectors": {
+        "vendors": ["15b3"],
+        "deviceIDs": ["1017"]
+      }
+    },
+    {
+      "resourceName": "hca_shared_devices_b",
+      "rdmaHcaMax": 500,
+      "selectors": {
+        "vendors": ["15b3"],
+        "deviceIDs": ["1017"],
+        "ifNames": ["ib0", "ib1"]
+      }
+    }
+  ]
+}
+`;
