@@ -80,6 +80,14 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     await sim.waitFor('devices', (event) => event.resource === resource && predicate(event), 30_000);
   };
 
+  const waitForLog = async (predicate: () => boolean): Promise<void> => {
+    const deadline = Date.now() + 30_000;
+    while (!predicate()) {
+      if (Date.now() > deadline) throw new Error(`log line never appeared; stderr:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
   beforeEach(async () => {
     fixture = createRdmaMachine();
     dir = join(fixture.base, 'dp');
@@ -106,20 +114,19 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
       expect.arrayContaining([{ ID: '0000:3b:00.0', health: 'Healthy', topology: { nodes: [{ ID: 0 }] } }]),
     );
 
-    // NUMA-aware admission: node 1 holds the RoCE ConnectX-5 and the E810.
-    const admission = await sim.admit({
-      pod: 'p1',
-      container: 'c',
-      resource: 'rdma/hca',
-      count: 1,
-      affinity: [1],
-    });
-    expect(['0000:d8:00.0', '0000:af:00.0']).toContain(admission.deviceIds[0]);
-    const expected =
-      admission.deviceIds[0] === '0000:d8:00.0'
-        ? RDMA(['uverbs1', 'umad2', 'issm2', 'rdma_cm'], 'rw')
-        : RDMA(['uverbs3', 'umad4', 'rdma_cm'], 'rw');
-    expect(admission.response.devices).toEqual(expected);
+    // One HCA on node 0 is taken; asked for two more, GetPreferredAllocation picks the pair on node 1
+    // (the kubelet's own order would have taken the remaining node-0 HCA first).
+    const p0 = await sim.admit({ pod: 'p0', container: 'c', resource: 'rdma/hca', count: 1, affinity: [0] });
+    expect(['0000:3b:00.0', '0000:5e:00.0']).toContain(p0.deviceIds[0]);
+    const p1 = await sim.admit({ pod: 'p1', container: 'c', resource: 'rdma/hca', count: 2 });
+    expect([...p1.deviceIds].sort()).toEqual(['0000:af:00.0', '0000:d8:00.0']);
+    // Exclusive Allocate: only the granted HCAs' own nodes plus rdma_cm (as SR-IOV DP's isRdma gives), rw.
+    expect(p1.response.devices).toEqual(
+      expect.arrayContaining(RDMA(['uverbs1', 'umad2', 'issm2', 'uverbs3', 'umad4', 'rdma_cm'], 'rw')),
+    );
+    expect(p1.response.devices).toHaveLength(6);
+    sim.release('p0');
+    sim.release('p1');
 
     // Both IB ports of the ConnectX-3 go down: unhealthy; one comes back: healthy again.
     let started = Date.now();
@@ -181,5 +188,28 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     plugin.kill('SIGTERM');
     expect(await exited).toEqual([0, null]);
     expect(stderr).toContain('periodicUpdateInterval: ignored');
+  }, 90_000);
+
+  it('a configuration reload swaps resources; a bad one keeps the running configuration', async () => {
+    const config = join(fixture.base, 'config.yaml');
+    writeFileSync(config, 'configList: [{ resourceName: shared_a, rdmaHcaMax: 3 }]\n');
+    const plugin = serve('--config', config);
+    await until('rdma/shared_a', (s) => s.healthy.length === 3);
+    writeFileSync(config, 'configList: [{ resourceName: shared_a }]\n');
+    await waitForLog(() => stderr.includes('configuration reload failed'));
+    writeFileSync(
+      config,
+      'configList: [{ resourceName: ib, mode: exclusive, selectors: { linkTypes: [infiniband] } }]\n',
+    );
+    await until('rdma/ib', (s) => s.healthy.length === 2);
+    expect(
+      sim
+        .resource('rdma/ib')
+        ?.devices.map((d) => d.ID)
+        .sort(),
+    ).toEqual(['0000:3b:00.0', '0000:5e:00.0']);
+    const exited = once(plugin, 'exit');
+    plugin.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
   }, 90_000);
 });
