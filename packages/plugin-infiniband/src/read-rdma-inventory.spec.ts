@@ -1,7 +1,7 @@
 import { createSysfs, type Sysfs } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import fc from 'fast-check';
-import { createRdmaMachine, removeDevNode, setPortState } from './rdma-machine.fixture';
+import { createRdmaMachine, removeDevNode, setPortState, writeDevNode } from './rdma-machine.fixture';
 import { readRdmaInventory, type RdmaHca, type RdmaInventory } from './read-rdma-inventory';
 
 describe('readRdmaInventory', () => {
@@ -73,6 +73,24 @@ describe('readRdmaInventory', () => {
       '/dev/hfi1_0',
     ]);
     expect(hca(inventory, 'irdma0').charDevices.map((d) => d.name)).toEqual(['uverbs3', 'umad4']);
+  });
+
+  it('hands out the connection-manager node of older kernels (infiniband_cm/ucmN)', async () => {
+    fixture.addClassDevice('infiniband_cm', 'ucm0', {
+      pciAddress: '0000:3b:00.0',
+      dev: '231:224',
+      attributes: { ibdev: 'mlx4_0' },
+    });
+    writeDevNode(fixture, 'infiniband/ucm0');
+    const mlx4 = hca(await scan(), 'mlx4_0');
+    expect(mlx4.charDevices.map((d) => d.name)).toEqual([
+      'uverbs0',
+      'ucm0',
+      'umad0',
+      'issm0',
+      'umad1',
+      'issm1',
+    ]);
   });
 
   it('sees ports go down and nodes vanish', async () => {
