@@ -1,11 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as kubeletSim from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildSync } from 'esbuild';
+import {
+  buildPluginBundle,
+  spawnServe,
+  type PluginBundle,
+  type ServeProcess,
+} from './plugin-process.fixture';
 import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './rdma-machine.fixture';
 
 // `kubelet-sim check` for both modes: the conformance suite against the real bundle's `serve`.
@@ -28,36 +30,21 @@ const runConformance = (
   }
 ).runConformance;
 const describeWhenAvailable = runConformance === undefined ? describe.skip : describe;
-const bundleDir = mkdtempSync(join(tmpdir(), 'kdp-ibc-'));
-const bundle = join(bundleDir, 'main.js');
-
+let bundle: PluginBundle;
 beforeAll(() => {
-  buildSync({
-    entryPoints: [join(__dirname, 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    outfile: bundle,
-    logLevel: 'warning',
-  });
+  bundle = buildPluginBundle();
 }, 60_000);
-afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+afterAll(() => bundle.remove());
 
 describeWhenAvailable('runConformance against infiniband-device-plugin serve', () => {
   let fixture: SysfsFixture;
-  let child: ChildProcess | undefined;
+  let plugin: ServeProcess | undefined;
   beforeEach(() => {
     fixture = createRdmaMachine();
   });
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }
-    child = undefined;
+    await plugin?.kill();
+    plugin = undefined;
     fixture.remove();
   });
 
@@ -75,38 +62,24 @@ describeWhenAvailable('runConformance against infiniband-device-plugin serve', (
         writeFileSync(file, configText);
         configArgs.push('--config', file);
       }
-      let stderr = '';
-      const spawned = spawn(
-        process.execPath,
-        [
-          bundle,
-          'serve',
-          '--sysfs-root',
-          fixture.root,
-          '--dev-root',
-          fixture.devRoot,
-          '--device-plugin-dir',
-          dir,
-          ...configArgs,
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
-      spawned.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child = spawned;
-      const exited = once(spawned, 'exit');
+      plugin = spawnServe(bundle, fixture, dir, configArgs);
+      const pid = plugin.child.pid;
       if (runConformance === undefined) throw new Error('runConformance is not exported by @kdp/kubelet-sim');
       const report = await runConformance({
         dir,
         resource,
-        ...(spawned.pid !== undefined ? { pid: spawned.pid } : {}),
+        ...(pid !== undefined ? { pid } : {}),
         registrationTimeoutMs: 30_000,
       });
       const failed = report.checks.filter((check) => check.status === 'fail');
-      expect({ failed, stderr: failed.length > 0 ? stderr : '' }).toEqual({ failed: [], stderr: '' });
+      expect({ failed, stderr: failed.length > 0 ? plugin.stderr() : '' }).toEqual({
+        failed: [],
+        stderr: '',
+      });
       expect(report.ok).toBe(true);
       expect(report.resource).toBe(resource);
       expect(report.checks.map((check) => check.id)).toContain('sigterm-unlinks-socket');
-      expect(await exited).toEqual([0, null]);
+      expect(await plugin.exited).toEqual([0, null]);
     },
     120_000,
   );

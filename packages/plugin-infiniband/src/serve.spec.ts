@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildSync } from 'esbuild';
+import {
+  buildPluginBundle,
+  spawnServe,
+  type PluginBundle,
+  type ServeProcess,
+} from './plugin-process.fixture';
 import {
   createRdmaMachine,
   removeDevNode,
@@ -15,25 +16,11 @@ import {
   writeDevNode,
 } from './rdma-machine.fixture';
 
-// The bundle `npx infiniband-device-plugin` runs, built as project.json's build target builds it, into a
-// private directory so that a parallel `nx build` never swaps it underneath.
-const bundleDir = mkdtempSync(join(tmpdir(), 'kdp-ib-'));
-const bundle = join(bundleDir, 'main.js');
-
+let bundle: PluginBundle;
 beforeAll(() => {
-  buildSync({
-    entryPoints: [join(__dirname, 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    outfile: bundle,
-    logLevel: 'warning',
-  });
+  bundle = buildPluginBundle();
 }, 60_000);
-afterAll(() => rmSync(bundleDir, { recursive: true, force: true }));
+afterAll(() => bundle.remove());
 
 const RDMA = (names: readonly string[], permissions: string) =>
   names.map((name) => ({
@@ -46,28 +33,12 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
   let fixture: SysfsFixture;
   let dir: string;
   let sim: KubeletSim;
-  let child: ChildProcess | undefined;
-  let stderr = '';
+  let plugin: ServeProcess | undefined;
+  const stderr = (): string => plugin?.stderr() ?? '';
 
-  const serve = (...argv: string[]): ChildProcess => {
-    const spawned = spawn(
-      process.execPath,
-      [
-        bundle,
-        'serve',
-        '--sysfs-root',
-        fixture.root,
-        '--dev-root',
-        fixture.devRoot,
-        '--device-plugin-dir',
-        dir,
-        ...argv,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    spawned.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child = spawned;
-    return spawned;
+  const serve = (...argv: string[]): ServeProcess => {
+    plugin = spawnServe(bundle, fixture, dir, argv);
+    return plugin;
   };
 
   /** Resolves once the resource's state (now or in a later ListAndWatch message) satisfies `predicate`. */
@@ -83,7 +54,7 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
   const waitForLog = async (predicate: () => boolean): Promise<void> => {
     const deadline = Date.now() + 30_000;
     while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`log line never appeared; stderr:\n${stderr}`);
+      if (Date.now() > deadline) throw new Error(`log line never appeared; stderr:\n${stderr()}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
@@ -93,21 +64,16 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     dir = join(fixture.base, 'dp');
     mkdirSync(dir);
     sim = await createKubeletSim({ dir });
-    stderr = '';
   });
   afterEach(async () => {
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = once(child, 'exit');
-      child.kill('SIGKILL');
-      await exited;
-    }
-    child = undefined;
+    await plugin?.kill();
+    plugin = undefined;
     await sim.close();
     fixture.remove();
   });
 
   it('exclusive: one device per HCA, Allocate gives only its nodes, a port going down and up reaches the kubelet', async () => {
-    const plugin = serve();
+    const running = serve();
     await until('rdma/hca', (s) => s.healthy.length === 4);
     expect(sim.resource('rdma/hca')?.options.getPreferredAllocationAvailable).toBe(true);
     expect(sim.resource('rdma/hca')?.devices).toEqual(
@@ -148,15 +114,14 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     writeDevNode(fixture, 'infiniband/uverbs2');
     await until('rdma/hca', (s) => s.healthy.length === 4);
 
-    const exited = once(plugin, 'exit');
-    plugin.kill('SIGTERM');
-    expect(await exited).toEqual([0, null]);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual([0, null]);
   }, 90_000);
 
   it('shared: a k8s-rdma-shared-dev-plugin config works unchanged; IDs follow the HCA port health', async () => {
     const config = join(fixture.base, 'config.json');
     writeFileSync(config, UPSTREAM_CONFIG_JSON);
-    const plugin = serve('--config', config);
+    const running = serve('--config', config);
     await until('rdma/hca_shared_devices_a', (s) => s.healthy.length === 1000);
     await until('rdma/hca_shared_devices_b', () => true);
     expect(sim.resource('rdma/hca_shared_devices_b')?.devices).toEqual([]);
@@ -184,19 +149,18 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     setPortState(fixture, 'mlx5_0', 1, '4: ACTIVE', '5: LinkUp');
     await until('rdma/hca_shared_devices_a', (s) => s.healthy.length === 1000);
 
-    const exited = once(plugin, 'exit');
-    plugin.kill('SIGTERM');
-    expect(await exited).toEqual([0, null]);
-    expect(stderr).toContain('periodicUpdateInterval: ignored');
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual([0, null]);
+    expect(stderr()).toContain('periodicUpdateInterval: ignored');
   }, 90_000);
 
   it('a configuration reload swaps resources; a bad one keeps the running configuration', async () => {
     const config = join(fixture.base, 'config.yaml');
     writeFileSync(config, 'configList: [{ resourceName: shared_a, rdmaHcaMax: 3 }]\n');
-    const plugin = serve('--config', config);
+    const running = serve('--config', config);
     await until('rdma/shared_a', (s) => s.healthy.length === 3);
     writeFileSync(config, 'configList: [{ resourceName: shared_a }]\n');
-    await waitForLog(() => stderr.includes('configuration reload failed'));
+    await waitForLog(() => stderr().includes('configuration reload failed'));
     writeFileSync(
       config,
       'configList: [{ resourceName: ib, mode: exclusive, selectors: { linkTypes: [infiniband] } }]\n',
@@ -208,8 +172,7 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
         ?.devices.map((d) => d.ID)
         .sort(),
     ).toEqual(['0000:3b:00.0', '0000:5e:00.0']);
-    const exited = once(plugin, 'exit');
-    plugin.kill('SIGTERM');
-    expect(await exited).toEqual([0, null]);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual([0, null]);
   }, 90_000);
 });
