@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as kubeletSim from '@kdp/kubelet-sim';
+import { runConformance } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import {
   buildPluginBundle,
@@ -11,32 +11,14 @@ import {
 import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './rdma-machine.fixture';
 
 // `kubelet-sim check` for both modes: the conformance suite against the real bundle's `serve`.
-// runConformance lands in @kdp/kubelet-sim with its conformance milestone (branch kubelet-sim, not yet in
-// integration when this was written); until then this suite is skipped rather than failing to compile.
-// Once it is exported, replace this lookup with `import { runConformance } from '@kdp/kubelet-sim'`.
-interface ConformanceReportLike {
-  readonly ok: boolean;
-  readonly resource?: string;
-  readonly checks: readonly { readonly id: string; readonly status: string; readonly reason: string }[];
-}
-const runConformance = (
-  kubeletSim as unknown as {
-    runConformance?: (options: {
-      dir: string;
-      resource?: string;
-      pid?: number;
-      registrationTimeoutMs?: number;
-    }) => Promise<ConformanceReportLike>;
-  }
-).runConformance;
-const describeWhenAvailable = runConformance === undefined ? describe.skip : describe;
+
 let bundle: PluginBundle;
 beforeAll(() => {
   bundle = buildPluginBundle();
 }, 60_000);
 afterAll(() => bundle.remove());
 
-describeWhenAvailable('runConformance against infiniband-device-plugin serve', () => {
+describe('runConformance against infiniband-device-plugin serve', () => {
   let fixture: SysfsFixture;
   let plugin: ServeProcess | undefined;
   beforeEach(() => {
@@ -64,7 +46,6 @@ describeWhenAvailable('runConformance against infiniband-device-plugin serve', (
       }
       plugin = spawnServe(bundle, fixture, dir, configArgs);
       const pid = plugin.child.pid;
-      if (runConformance === undefined) throw new Error('runConformance is not exported by @kdp/kubelet-sim');
       const report = await runConformance({
         dir,
         resource,
