@@ -3,7 +3,13 @@ import { createSysfs } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { planResources, type ResourcePlan } from './plan-resources';
 import { rdmaConfigSchema, type RdmaConfig } from './rdma-config';
-import { createRdmaMachine, removeDevNode, setPortState, UPSTREAM_CONFIG_JSON } from './rdma-machine.fixture';
+import {
+  addRdmaDevice,
+  createRdmaMachine,
+  removeDevNode,
+  setPortState,
+  UPSTREAM_CONFIG_JSON,
+} from './rdma-machine.fixture';
 import { readRdmaInventory } from './read-rdma-inventory';
 
 const config = (text: string): RdmaConfig =>
@@ -105,6 +111,42 @@ describe('planResources', () => {
       })),
     );
     expect(result.excluded).toEqual([expect.objectContaining({ path: '/sys/class/infiniband/bnxt_re0' })]);
+  });
+
+  it('exclusive per RDMA-capable VF: a VF with its own ibdev is one device, naming its PF', async () => {
+    addRdmaDevice(fixture, {
+      name: 'mlx5_1',
+      pci: {
+        address: '0000:d8:00.2',
+        vendor: '0x15b3',
+        device: '0x1018',
+        class: '0x020000',
+        driver: 'mlx5_core',
+        numaNode: 1,
+        physfn: '0000:d8:00.0',
+      },
+      ports: [{ linkLayer: 'Ethernet' }],
+      uverbs: 4,
+      umad: [5],
+      netdevs: ['ens6f0v0'],
+    });
+    const result = await plan(
+      config(
+        '{"configList":[{"resourceName":"cx5_vf","mode":"exclusive","selectors":{"deviceIDs":["1018"]}}]}',
+      ),
+    );
+    expect(result.resources[0]?.devices.map((d) => [d.id, d.numaNodes])).toEqual([['0000:d8:00.2', [1]]]);
+    expect(result.resources[0]?.discovered[0]?.attributes).toMatchObject({
+      ibdev: 'mlx5_1',
+      physfn: '0000:d8:00.0',
+      netdevs: 'ens6f0v0',
+    });
+    expect(result.resources[0]?.devices[0]?.allocation?.devices?.map((d) => d.hostPath)).toEqual([
+      '/dev/infiniband/uverbs4',
+      '/dev/infiniband/umad5',
+      '/dev/infiniband/issm5',
+      '/dev/infiniband/rdma_cm',
+    ]);
   });
 
   it('linkTypes selects ports: only matching devices and only their ports count', async () => {
