@@ -134,7 +134,10 @@ describe('pod-resources server (P-35)', () => {
     client.close();
     client = new podresources.PodResourcesListerClient(`unix://${socket}`, credentials.createInsecure());
     clock.advance(10_000); // refill the rate limiter's bucket
-    const listed = await call(client.list, {});
+    const listed = await call<podresources.ListPodResourcesRequest, podresources.ListPodResourcesResponse>(
+      client.list,
+      {},
+    );
     expect(listed.podResources.map((p) => `${p.namespace}/${p.name}`)).toEqual(['ns/p']);
   });
 });
