@@ -1,43 +1,24 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { buildPluginBundle, spawnServe, stopProcess } from './plugin-process.fixture';
 import { addTwoPfNode, UPSTREAM_CONFIG } from './sriov-node.fixture';
-
-const repoRoot = join(__dirname, '..', '..', '..');
-const bundle = join(__dirname, '..', 'dist', 'main.js');
 
 describe('kubelet-sim conformance of sriov-device-plugin serve', () => {
   let fixture: SysfsFixture;
   let child: ChildProcess | undefined;
 
   beforeAll(() => {
-    execFileSync(
-      join(repoRoot, 'node_modules', '.bin', 'esbuild'),
-      [
-        join(__dirname, 'main.ts'),
-        '--bundle',
-        '--platform=node',
-        '--target=node20',
-        '--format=cjs',
-        '--conditions=@kdp/source',
-        `--outfile=${bundle}`,
-        '--log-level=warning',
-      ],
-      { cwd: repoRoot },
-    );
+    buildPluginBundle();
     fixture = createSysfsFixture();
     addTwoPfNode(fixture);
     writeFileSync(join(fixture.base, 'config.json'), UPSTREAM_CONFIG);
   }, 60_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await stopProcess(child, 'SIGKILL');
     fixture.remove();
   });
 
@@ -47,26 +28,14 @@ describe('kubelet-sim conformance of sriov-device-plugin serve', () => {
       const dir = join(fixture.base, resource.replace(/\W/g, ''));
       mkdirSync(dir, { mode: 0o750 });
       // The plugin starts first and retries Register until the suite's simulated kubelet serves kubelet.sock.
-      child = spawn(
-        process.execPath,
-        [
-          bundle,
-          'serve',
-          '--sysfs-root',
-          fixture.root,
-          '--proc-root',
-          fixture.procRoot,
-          '--dev-root',
-          fixture.devRoot,
-          '--device-plugin-dir',
-          dir,
-          '--config',
-          join(fixture.base, 'config.json'),
-          '--devinfo-dir',
-          join(fixture.base, 'devinfo'),
-        ],
-        { stdio: 'ignore' },
-      );
+      child = spawnServe(fixture, [
+        '--device-plugin-dir',
+        dir,
+        '--config',
+        join(fixture.base, 'config.json'),
+        '--devinfo-dir',
+        join(fixture.base, 'devinfo'),
+      ]);
       const report = await runConformance({ dir, resource, pid: child.pid as number });
       const failed = report.checks.filter((check) => check.status === 'fail');
       expect(failed).toEqual([]);

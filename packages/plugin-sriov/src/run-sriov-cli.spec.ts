@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { fixtureRoots } from './plugin-process.fixture';
 import { runSriovCli } from './run-sriov-cli';
 import { addTwoPfNode, UPSTREAM_CONFIG } from './sriov-node.fixture';
 
@@ -12,14 +13,7 @@ interface Run {
 
 describe('sriov-device-plugin CLI', () => {
   let fixture: SysfsFixture;
-  const roots = (): string[] => [
-    '--sysfs-root',
-    fixture.root,
-    '--proc-root',
-    fixture.procRoot,
-    '--dev-root',
-    fixture.devRoot,
-  ];
+  const roots = (): string[] => fixtureRoots(fixture);
   const run = async (argv: string[]): Promise<Run> => {
     let stdout = '';
     let stderr = '';

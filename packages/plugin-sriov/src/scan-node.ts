@@ -32,24 +32,13 @@ export function kindOfClass(klass: number | undefined): FunctionKind | undefined
   return base === 0x02 ? 'netDevice' : base === 0x12 ? 'accelerator' : undefined;
 }
 
-interface RawFunction {
-  readonly address: string;
-  readonly kind: FunctionKind;
-  readonly vendor?: string;
-  readonly device?: string;
-  readonly driver?: string;
-  readonly numaNode?: number;
-  readonly iommuGroup?: number;
-  readonly noIommu: boolean;
-  readonly acpiIndex?: string;
-  readonly netdevs: readonly string[];
+/** What one function's own directory says; the PF/VF relations and PF facts are joined afterwards. */
+type RawFunction = Omit<NicFunction, 'linkType' | 'vf' | 'sriov' | 'pfName' | 'pfCarrier' | 'pciePath'> & {
   readonly ownLinkType?: string;
   readonly ownCarrier?: boolean;
-  readonly rdmaDevices: readonly string[];
-  readonly uioDevices: readonly string[];
   readonly sriov?: RawSriov;
   readonly pciePath?: readonly string[];
-}
+};
 
 interface RawSriov {
   readonly totalVfs: number;

@@ -1,8 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { buildPluginBundle, spawnServe, stopProcess } from './plugin-process.fixture';
 import {
   addSriovVf,
   addTwoPfNode,
@@ -13,8 +14,6 @@ import {
   type FixturePf,
 } from './sriov-node.fixture';
 
-const repoRoot = join(__dirname, '..', '..', '..');
-const bundle = join(__dirname, '..', 'dist', 'main.js');
 const WAIT = 30_000;
 
 const NETDEV = 'intel.com/intel_sriov_netdevice';
@@ -22,22 +21,7 @@ const DPDK = 'intel.com/intel_sriov_dpdk';
 const RDMA = 'nvidia.com/mlnx_sriov_rdma';
 const REST = 'nvidia.com/mlnx_rest';
 
-beforeAll(() => {
-  execFileSync(
-    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
-    [
-      join(__dirname, 'main.ts'),
-      '--bundle',
-      '--platform=node',
-      '--target=node20',
-      '--format=cjs',
-      '--conditions=@kdp/source',
-      `--outfile=${bundle}`,
-      '--log-level=warning',
-    ],
-    { cwd: repoRoot },
-  );
-}, 60_000);
+beforeAll(buildPluginBundle, 60_000);
 
 describe('sriov-device-plugin serve against kubelet-sim', () => {
   let fixture: SysfsFixture;
@@ -55,17 +39,9 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
         sim.waitFor('devices', (e) => e.resource === name && e.devices.length > 0, WAIT),
       ),
     );
-    child = spawn(
-      process.execPath,
+    child = spawnServe(
+      fixture,
       [
-        bundle,
-        'serve',
-        '--sysfs-root',
-        fixture.root,
-        '--proc-root',
-        fixture.procRoot,
-        '--dev-root',
-        fixture.devRoot,
         '--device-plugin-dir',
         dpDir,
         '--config',
@@ -77,9 +53,8 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
         '--vanished-grace',
         '0',
       ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
+      (text) => (stderr += text),
     );
-    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await registered;
   };
 
@@ -99,11 +74,7 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
   }, 60_000);
 
   afterEach(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    await stopProcess(child);
     child = undefined;
     await sim.close();
     fixture.remove();
