@@ -29,6 +29,21 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
   let sim: KubeletSim;
   let child: ChildProcess | undefined;
   let stderr = '';
+  const logWaiters = new Set<() => void>();
+  /** Resolves once the plugin logged a line containing `text` (after the call). */
+  const waitForLog = (text: string): Promise<void> => {
+    const from = stderr.length;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no log line with ${text}; got ${stderr}`)), WAIT);
+      const check = (): void => {
+        if (!stderr.slice(from).includes(text)) return;
+        clearTimeout(timer);
+        logWaiters.delete(check);
+        resolve();
+      };
+      logWaiters.add(check);
+    });
+  };
   let dpDir: string;
   let devinfo: string;
   let configFile: string;
@@ -53,7 +68,10 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
         '--vanished-grace',
         '0',
       ],
-      (text) => (stderr += text),
+      (text) => {
+        stderr += text;
+        for (const waiter of [...logWaiters]) waiter();
+      },
     );
     await registered;
   };
@@ -198,9 +216,19 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
       (e) => e.resource === 'nvidia.com/mlnx_all' && e.devices.length === 1,
       WAIT,
     );
+    const refused = waitForLog('configuration reload failed; keeping the running configuration');
+    writeFileSync(configFile, '{"resourceList": [{"resourceName": "bad/name"}]}');
+    await refused;
+    expect(sim.resource(DPDK)?.healthy).toHaveLength(5);
+
     writeFileSync(configFile, JSON.stringify(config));
     await added;
     expect(sim.resource('nvidia.com/mlnx_all')?.devices.map((d) => d.ID)).toEqual(['0000:d8:00.7']);
     expect(readdirSync(dpDir).length).toBeGreaterThan(4);
+
+    const removed = waitForLog('pool removed from the configuration; resource stopped');
+    writeFileSync(configFile, JSON.stringify({ resourceList: config.resourceList.slice(0, 1) }));
+    await removed;
+    expect(child?.exitCode).toBeNull();
   }, 60_000);
 });
