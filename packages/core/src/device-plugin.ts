@@ -5,7 +5,7 @@ import { createBackoff, type BackoffOptions } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { createDirectoryWatcher, type DirectoryWatcher } from './directory-watcher';
 import { createEventHub } from './event-hub';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type LifecycleLogger } from './lifecycle-logger';
 import type { DevicePluginEvent } from './plugin-events';
 import type { ApiVersion } from './registration-client';
 import {
@@ -31,7 +31,7 @@ export interface DevicePluginOptions {
   /** API versions to register with, in order; v1alpha2 is tried only after UNIMPLEMENTED (default both). */
   readonly apiVersions?: readonly ApiVersion[];
   /** pino-compatible logger (default: silent). */
-  readonly logger?: Logger;
+  readonly logger?: LifecycleLogger;
   readonly clock?: Clock;
   /** Retry delays for registration; `maxAttempts` gives up after that many failures (default: never). */
   readonly backoff?: BackoffOptions & { readonly maxAttempts?: number };
