@@ -63,4 +63,5 @@ process.on('message', (message: { type: string; unhealthy?: string[] }) => {
 process.on('disconnect', () => void plugin.stop());
 // The IPC channel would keep the process alive; the plugin itself leaves no handle once stopped.
 void plugin.stopped.then(() => process.connected && process.disconnect());
+send({ type: 'started', at: now() });
 void plugin.start();
