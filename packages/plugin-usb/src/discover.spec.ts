@@ -1,8 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DiscoverDocument } from '@kdp/core';
 import { addSampleMachine } from './testing/sample-machine';
 import { runCli } from './testing/run-cli';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
+
+type R = DiscoverDocument['resources'][number];
 
 const CONFIG = `
 resources:
@@ -23,7 +26,7 @@ resources:
 describe('usb-device-plugin discover --output json', () => {
   let usb: UsbFixture;
   let config: string;
-  const discover = async (extra: string[] = []): Promise<Record<string, any>> => {
+  const discover = async (extra: string[] = []): Promise<DiscoverDocument> => {
     const run = await runCli([
       'discover',
       '--output',
@@ -38,7 +41,7 @@ describe('usb-device-plugin discover --output json', () => {
     ]);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    return JSON.parse(run.stdout);
+    return JSON.parse(run.stdout) as DiscoverDocument;
   };
   beforeEach(() => {
     usb = createUsbFixture();
@@ -50,7 +53,7 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('tells devices of the same vendor/product apart by serial, each with its ttyUSB node', async () => {
     const doc = await discover(['--config', config]);
-    const ftdi = doc['resources'][0];
+    const ftdi = doc.resources[0]!;
     expect(ftdi.resourceName).toBe('example.com/ftdi');
     expect(ftdi.devices).toEqual([
       {
@@ -89,11 +92,11 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('identifies a device without serial by its port path', async () => {
     const doc = await discover(['--config', config]);
-    const serial = doc['resources'][1];
+    const serial = doc.resources[1]!;
     expect(serial.resourceName).toBe('example.com/serial');
-    expect(serial.devices.map((d: { id: string }) => d.id)).toEqual(['port-1-3']);
-    expect(serial.devices[0].attributes).not.toHaveProperty('serial');
-    expect(serial.devices[0].deviceSpecs.map((s: { hostPath: string }) => s.hostPath)).toEqual([
+    expect(serial.devices.map((d) => d.id)).toEqual(['port-1-3']);
+    expect(serial.devices[0]!.attributes).not.toHaveProperty('serial');
+    expect(serial.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/001/004',
       '/dev/ttyUSB2',
     ]);
@@ -101,23 +104,23 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('finds devices behind a hub, shares them with count, and hands out video, hidraw and input nodes', async () => {
     const doc = await discover(['--config', config]);
-    const [, , camera, keyboard, zigbee] = doc['resources'];
-    expect(camera.devices.map((d: { id: string }) => d.id)).toEqual(['9C8E2F10#0', '9C8E2F10#1']);
-    expect(camera.devices[0].deviceSpecs.map((s: { hostPath: string }) => s.hostPath)).toEqual([
+    const [, , camera, keyboard, zigbee] = doc.resources as [unknown, unknown, R, R, R];
+    expect(camera.devices.map((d) => d.id)).toEqual(['9C8E2F10#0', '9C8E2F10#1']);
+    expect(camera.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/001/007',
       '/dev/video0',
       '/dev/input/event4',
     ]);
-    expect(camera.devices[0].attributes).toMatchObject({ port: '1-4.2', interfaceClasses: '01,0e' });
+    expect(camera.devices[0]!.attributes).toMatchObject({ port: '1-4.2', interfaceClasses: '01,0e' });
     expect(keyboard.devices).toHaveLength(1);
-    expect(keyboard.devices[0].id).toBe('port-1-4.1');
+    expect(keyboard.devices[0]!.id).toBe('port-1-4.1');
     // nodes: [hidraw, input] leaves the /dev/bus/usb node out.
-    expect(keyboard.devices[0].deviceSpecs.map((s: { hostPath: string }) => s.hostPath)).toEqual([
+    expect(keyboard.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/hidraw0',
       '/dev/input/event3',
     ]);
-    expect(zigbee.devices.map((d: { id: string }) => d.id)).toEqual(['0001']);
-    expect(zigbee.devices[0].deviceSpecs.map((s: { hostPath: string }) => s.hostPath)).toEqual([
+    expect(zigbee.devices.map((d) => d.id)).toEqual(['0001']);
+    expect(zigbee.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/002/002',
       '/dev/ttyACM0',
     ]);
@@ -125,7 +128,7 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('explains root hubs and the hub in excluded, never lists interfaces, and warns about double matches', async () => {
     const doc = await discover(['--config', config]);
-    expect(doc['excluded']).toEqual([
+    expect(doc.excluded).toEqual([
       { path: '/sys/bus/usb/devices/usb1', reason: 'root hub' },
       { path: '/sys/bus/usb/devices/usb2', reason: 'root hub' },
       {
@@ -136,7 +139,7 @@ describe('usb-device-plugin discover --output json', () => {
           'example.com/keyboard: vendor "05e3" does not match "046d"; example.com/zigbee: serial (none) does not match "0001"',
       },
     ]);
-    expect(doc['warnings']).toEqual([
+    expect(doc.warnings).toEqual([
       '1-1 matches example.com/serial too but is already advertised as example.com/ftdi',
       '1-2 matches example.com/serial too but is already advertised as example.com/ftdi',
     ]);
@@ -144,9 +147,9 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('without --config advertises nothing and lists every device as excluded', async () => {
     const doc = await discover();
-    expect(doc['resources']).toEqual([]);
-    expect(doc['excluded']).toHaveLength(9);
-    expect(doc['excluded'][2]).toEqual({
+    expect(doc.resources).toEqual([]);
+    expect(doc.excluded).toHaveLength(9);
+    expect(doc.excluded[2]).toEqual({
       path: '/sys/bus/usb/devices/1-1',
       reason: 'no resource is configured for USB devices (0403:6001 serial A50285BI)',
     });
@@ -157,8 +160,8 @@ describe('usb-device-plugin discover --output json', () => {
     try {
       const run = await runCli(['discover', '--output', 'json', '--sysfs-root', empty.sys.root, '--config', config]);
       expect(run.code).toBe(0);
-      const doc = JSON.parse(run.stdout);
-      expect(doc.resources.every((r: { devices: unknown[] }) => r.devices.length === 0)).toBe(true);
+      const doc = JSON.parse(run.stdout) as DiscoverDocument;
+      expect(doc.resources.every((r) => r.devices.length === 0)).toBe(true);
       expect(doc.warnings).toEqual([`no USB bus under ${empty.sys.root}/bus/usb/devices: zero USB devices`]);
     } finally {
       empty.remove();

@@ -1,7 +1,7 @@
 import { matchRules, ruleMismatch } from './match-usb-device';
 import type { UsbDevice } from './usb-device';
 
-const device = (over: Partial<UsbDevice> = {}): UsbDevice => ({
+const device = (over: { [K in keyof UsbDevice]?: UsbDevice[K] | undefined } = {}): UsbDevice => ({
   portPath: '1-4.2',
   sysPath: 'bus/usb/devices/1-4.2',
   busnum: 1,
@@ -15,7 +15,7 @@ const device = (over: Partial<UsbDevice> = {}): UsbDevice => ({
   interfaceClasses: ['ff'],
   nodes: [],
   ...over,
-});
+}) as UsbDevice;
 
 describe('ruleMismatch', () => {
   it('matches every given field, case-insensitively for hex IDs and classes, with globs', () => {
