@@ -46,7 +46,8 @@ export async function computeInventory(options: InventoryOptions): Promise<Inven
   for (const spec of options.specs) {
     const list: PluginDevice<DevicePayload>[] = [];
     for (const group of spec.groups) {
-      if (group.kind === 'usb') list.push(...usbGroupDevices(spec.name, group, devices, claimed, reasons, warnings));
+      if (group.kind === 'usb')
+        list.push(...usbGroupDevices(spec.name, group, devices, claimed, reasons, warnings));
       else list.push(...(await pathGroupDevices(options.devRoot, group)));
     }
     const seen = new Set<string>();
@@ -135,7 +136,10 @@ function usbGroupDevices(
   return out;
 }
 
-async function pathGroupDevices(devRoot: string, group: PathGroupSpec): Promise<PluginDevice<DevicePayload>[]> {
+async function pathGroupDevices(
+  devRoot: string,
+  group: PathGroupSpec,
+): Promise<PluginDevice<DevicePayload>[]> {
   const matches = await Promise.all(group.paths.map((p) => expandDevGlob(devRoot, p.path)));
   // generic-device-plugin's zip: each path's matches repeated `limit` times; the group yields as many devices as
   // the longest natural match list, capped by the shortest reusable list.

@@ -4,6 +4,7 @@ import type { DiscoverDocument } from '@kdp/core';
 import { addSampleMachine } from './testing/sample-machine';
 import { runCli } from './testing/run-cli';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
+import { defined } from './testing/defined';
 
 type R = DiscoverDocument['resources'][number];
 
@@ -53,7 +54,7 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('tells devices of the same vendor/product apart by serial, each with its ttyUSB node', async () => {
     const doc = await discover(['--config', config]);
-    const ftdi = doc.resources[0]!;
+    const ftdi = defined(doc.resources[0]);
     expect(ftdi.resourceName).toBe('example.com/ftdi');
     expect(ftdi.devices).toEqual([
       {
@@ -92,11 +93,11 @@ describe('usb-device-plugin discover --output json', () => {
 
   it('identifies a device without serial by its port path', async () => {
     const doc = await discover(['--config', config]);
-    const serial = doc.resources[1]!;
+    const serial = defined(doc.resources[1]);
     expect(serial.resourceName).toBe('example.com/serial');
     expect(serial.devices.map((d) => d.id)).toEqual(['port-1-3']);
-    expect(serial.devices[0]!.attributes).not.toHaveProperty('serial');
-    expect(serial.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
+    expect(defined(serial.devices[0]).attributes).not.toHaveProperty('serial');
+    expect(defined(serial.devices[0]).deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/001/004',
       '/dev/ttyUSB2',
     ]);
@@ -106,21 +107,21 @@ describe('usb-device-plugin discover --output json', () => {
     const doc = await discover(['--config', config]);
     const [, , camera, keyboard, zigbee] = doc.resources as [unknown, unknown, R, R, R];
     expect(camera.devices.map((d) => d.id)).toEqual(['9C8E2F10#0', '9C8E2F10#1']);
-    expect(camera.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
+    expect(defined(camera.devices[0]).deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/001/007',
       '/dev/video0',
       '/dev/input/event4',
     ]);
-    expect(camera.devices[0]!.attributes).toMatchObject({ port: '1-4.2', interfaceClasses: '01,0e' });
+    expect(defined(camera.devices[0]).attributes).toMatchObject({ port: '1-4.2', interfaceClasses: '01,0e' });
     expect(keyboard.devices).toHaveLength(1);
-    expect(keyboard.devices[0]!.id).toBe('port-1-4.1');
+    expect(defined(keyboard.devices[0]).id).toBe('port-1-4.1');
     // nodes: [hidraw, input] leaves the /dev/bus/usb node out.
-    expect(keyboard.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
+    expect(defined(keyboard.devices[0]).deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/hidraw0',
       '/dev/input/event3',
     ]);
     expect(zigbee.devices.map((d) => d.id)).toEqual(['0001']);
-    expect(zigbee.devices[0]!.deviceSpecs.map((s) => s.hostPath)).toEqual([
+    expect(defined(zigbee.devices[0]).deviceSpecs.map((s) => s.hostPath)).toEqual([
       '/dev/bus/usb/002/002',
       '/dev/ttyACM0',
     ]);
@@ -158,7 +159,15 @@ describe('usb-device-plugin discover --output json', () => {
   it('a host without USB is zero devices and one warning, exit 0', async () => {
     const empty = createUsbFixture();
     try {
-      const run = await runCli(['discover', '--output', 'json', '--sysfs-root', empty.sys.root, '--config', config]);
+      const run = await runCli([
+        'discover',
+        '--output',
+        'json',
+        '--sysfs-root',
+        empty.sys.root,
+        '--config',
+        config,
+      ]);
       expect(run.code).toBe(0);
       const doc = JSON.parse(run.stdout) as DiscoverDocument;
       expect(doc.resources.every((r) => r.devices.length === 0)).toBe(true);

@@ -9,7 +9,10 @@ import { globToRegExp, hasGlobSyntax } from './glob-pattern';
  */
 export async function expandDevGlob(devRoot: string, pattern: string): Promise<string[]> {
   if (!pattern.startsWith('/dev/')) return [];
-  const segments = pattern.slice('/dev/'.length).split('/').filter((s) => s !== '');
+  const segments = pattern
+    .slice('/dev/'.length)
+    .split('/')
+    .filter((s) => s !== '');
   if (segments.some((s) => s === '.' || s === '..')) return [];
   let current: string[] = [''];
   for (const segment of segments) {
@@ -27,7 +30,9 @@ export async function expandDevGlob(devRoot: string, pattern: string): Promise<s
     if (current.length === 0) return [];
   }
   const found = await Promise.all(
-    current.map(async (rel) => ((await stat(posix.join(devRoot, rel)).catch(() => undefined)) ? rel : undefined)),
+    current.map(async (rel) =>
+      (await stat(posix.join(devRoot, rel)).catch(() => undefined)) ? rel : undefined,
+    ),
   );
   return found
     .filter((rel): rel is string => rel !== undefined)

@@ -23,7 +23,11 @@ const KIND_ORDER: Record<UsbNodeKind, number> = { usb: 0, tty: 1, hidraw: 2, vid
  * they own, by the kernel's layout: `ttyUSB*` (usb-serial), `tty/tty*` (cdc-acm), `video4linux/video*`,
  * `<hid-id>/hidraw/hidraw*`, and `[<hid-id>/]input/input*\/event*`. Child devices of a hub are not interfaces.
  */
-export async function findInterfaceNodes(sysfs: Sysfs, deviceDir: string, name: string): Promise<InterfaceInfo> {
+export async function findInterfaceNodes(
+  sysfs: Sysfs,
+  deviceDir: string,
+  name: string,
+): Promise<InterfaceInfo> {
   const entries = await sysfs.list(deviceDir);
   const interfaces = entries.filter((entry) => entry.startsWith(`${name}:`));
   const classes = new Set<string>();

@@ -16,7 +16,12 @@ const compiled = (pattern: string, ignoreCase: boolean): RegExp => {
 
 /** Why a rule does not match a device (`vendor 0403 is not 10c4`), or undefined when it matches. */
 export function ruleMismatch(rule: UsbMatchRule, device: UsbDevice): string | undefined {
-  const field = (name: string, pattern: string | undefined, value: string | undefined, ignoreCase: boolean) =>
+  const field = (
+    name: string,
+    pattern: string | undefined,
+    value: string | undefined,
+    ignoreCase: boolean,
+  ) =>
     pattern === undefined || (value !== undefined && compiled(pattern, ignoreCase).test(value))
       ? undefined
       : `${name} ${value === undefined ? '(none)' : JSON.stringify(value)} does not match ${JSON.stringify(pattern)}`;

@@ -55,7 +55,10 @@ export async function readUsbDevice(sysfs: Sysfs, portPath: string): Promise<Usb
   const bad = (field: string, value: string | undefined): UsbDeviceRead => ({
     ok: false,
     path: sysPath,
-    reason: value === undefined ? `${field} is missing` : `${field} ${JSON.stringify(value.slice(0, 40))} is malformed`,
+    reason:
+      value === undefined
+        ? `${field} is missing`
+        : `${field} ${JSON.stringify(value.slice(0, 40))} is malformed`,
   });
   if (vendor === undefined || !HEX4.test(vendor)) return bad('idVendor', vendor);
   if (product === undefined || !HEX4.test(product)) return bad('idProduct', product);

@@ -13,12 +13,16 @@ export async function refreshPayload(sysfs: Sysfs, payload: DevicePayload): Prom
   if (!read.ok) return payload;
   const now = read.device;
   const was = payload.device;
-  if (now.vendorId !== was.vendorId || now.productId !== was.productId || now.serial !== was.serial) return payload;
+  if (now.vendorId !== was.vendorId || now.productId !== was.productId || now.serial !== was.serial)
+    return payload;
   return { ...payload, device: { ...now, ...pick(was) } };
 }
 
 /** Descriptor strings possibly filled by the usb package, kept over a sysfs re-read that lacks them. */
-function pick(device: { manufacturer?: string; product?: string }): { manufacturer?: string; product?: string } {
+function pick(device: { manufacturer?: string; product?: string }): {
+  manufacturer?: string;
+  product?: string;
+} {
   return {
     ...(device.manufacturer !== undefined ? { manufacturer: device.manufacturer } : {}),
     ...(device.product !== undefined ? { product: device.product } : {}),

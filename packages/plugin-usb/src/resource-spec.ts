@@ -45,7 +45,13 @@ export function toResourceSpecs(config: UsbConfig): ResourceSpec[] {
     name: r.name,
     groups: [
       r.match !== undefined
-        ? { kind: 'usb', rules: r.match, count: r.count, permissions: r.permissions, nodes: r.nodes ?? ALL_NODES }
+        ? {
+            kind: 'usb',
+            rules: r.match,
+            count: r.count,
+            permissions: r.permissions,
+            nodes: r.nodes ?? ALL_NODES,
+          }
         : {
             kind: 'paths',
             count: r.count,
@@ -72,7 +78,9 @@ export function toResourceSpecs(config: UsbConfig): ResourceSpec[] {
               rules: group.usb.map((u) => ({
                 vendor: u.vendor,
                 product: u.product,
-                ...(u.serial !== undefined && u.serial !== '' ? { serial: u.serial.replace(/[*?[\\]/g, '\\$&') } : {}),
+                ...(u.serial !== undefined && u.serial !== ''
+                  ? { serial: u.serial.replace(/[*?[\\]/g, '\\$&') }
+                  : {}),
               })),
             }
           : {

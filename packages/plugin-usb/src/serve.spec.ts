@@ -6,6 +6,7 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { addSampleMachine } from './testing/sample-machine';
 import { runCli, type CliRun } from './testing/run-cli';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
+import { defined } from './testing/defined';
 
 const FTDI = 'example.com/ftdi';
 const CAMERA = 'example.com/camera';
@@ -99,7 +100,7 @@ describe('usb-device-plugin serve against the simulated kubelet', () => {
 
   it('replug with a new devnum keeps the ID (unhealthy while gone) and the next Allocate gets the new node', async () => {
     const first = await sim.admit({ pod: 'p1', container: 'c', resource: FTDI, count: 1 });
-    const id = first.deviceIds[0]!;
+    const id = defined(first.deviceIds[0]);
     const port = id === 'A50285BI' ? '1-1' : '1-2';
     expect(first.response.devices.map((d) => d.hostPath)).toContain(
       port === '1-1' ? '/dev/bus/usb/001/002' : '/dev/bus/usb/001/003',
@@ -120,7 +121,7 @@ describe('usb-device-plugin serve against the simulated kubelet', () => {
       interfaces: [{ class: 'ff', tty: port === '1-1' ? 'ttyUSB0' : 'ttyUSB1' }],
     });
     await back;
-    const devices = [...sim.resource(FTDI)!.healthy].sort();
+    const devices = [...defined(sim.resource(FTDI)).healthy].sort();
     expect(devices).toEqual(['A50285BI', 'A7042Z1Q']);
 
     // Take both so that the replugged one is certainly among them.

@@ -41,7 +41,11 @@ export function buildAllocation(resource: string, payloads: readonly DevicePaylo
       if (payload.device.serial !== undefined) push('SERIALS', payload.device.serial);
       for (const node of payload.device.nodes) {
         if (!payload.nodes.includes(node.kind)) continue;
-        devices.set(node.path, { containerPath: node.path, hostPath: node.path, permissions: payload.permissions });
+        devices.set(node.path, {
+          containerPath: node.path,
+          hostPath: node.path,
+          permissions: payload.permissions,
+        });
         push(ENV_SUFFIX[node.kind], node.path);
       }
     } else {

@@ -15,7 +15,15 @@ describe('usb configuration', () => {
   const serveWith = async (name: string, text: string) => {
     const file = join(usb.sys.base, name);
     writeFileSync(file, text);
-    return runCli(['serve', '--sysfs-root', usb.sys.root, '--device-plugin-dir', usb.sys.base, '--config', file]);
+    return runCli([
+      'serve',
+      '--sysfs-root',
+      usb.sys.root,
+      '--device-plugin-dir',
+      usb.sys.base,
+      '--config',
+      file,
+    ]);
   };
 
   it.each([
@@ -72,7 +80,18 @@ describe('usb configuration', () => {
     const config = usbConfigSchema.parse({
       devices: [
         { name: 'serial', groups: [{ paths: [{ path: '/dev/ttyUSB*' }, { path: '/dev/ttyACM*' }] }] },
-        { name: 'coral', groups: [{ usb: [{ vendor: '1a6e', product: '089a' }, { vendor: '18d1', product: '9302' }], count: 2 }] },
+        {
+          name: 'coral',
+          groups: [
+            {
+              usb: [
+                { vendor: '1a6e', product: '089a' },
+                { vendor: '18d1', product: '9302' },
+              ],
+              count: 2,
+            },
+          ],
+        },
         { name: 'stick', groups: [{ usb: [{ vendor: '10c4', product: 'ea60', serial: 'a*b' }] }] },
       ],
     });

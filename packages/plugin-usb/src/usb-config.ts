@@ -32,7 +32,8 @@ export const usbMatchRuleSchema = z
     productName: text.optional(),
   })
   .refine((rule) => Object.values(rule).some((v) => v !== undefined), {
-    message: 'a match rule needs at least one of vendor, product, serial, class, port, manufacturer, productName',
+    message:
+      'a match rule needs at least one of vendor, product, serial, class, port, manufacturer, productName',
   });
 
 /** Which device nodes a USB resource hands out. */
@@ -51,7 +52,10 @@ export const usbResourceSchema = z
   .strictObject({
     name: resourceName,
     match: z.array(usbMatchRuleSchema).min(1).optional(),
-    paths: z.array(z.string().regex(/^\/dev\//, 'must be a path under /dev/')).min(1).optional(),
+    paths: z
+      .array(z.string().regex(/^\/dev\//, 'must be a path under /dev/'))
+      .min(1)
+      .optional(),
     count: count.default(1),
     permissions: permissions.default('rw'),
     nodes: z.array(nodeKindSchema).min(1).optional(),
@@ -93,36 +97,42 @@ export const gdpDeviceSchema = z.strictObject({
 });
 
 /** The whole `--config` file: native `resources`, generic-device-plugin `devices` (+ `domain`), or both. */
-export const usbConfigSchema = z.strictObject({
-  resources: z.array(usbResourceSchema).default([]),
-  /** generic-device-plugin's `--domain`; its 0.1 default. */
-  domain: z
-    .string()
-    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain')
-    .default('squat.ai'),
-  devices: z.array(gdpDeviceSchema).default([]),
-  /** Fallback poll between event-driven rescans (ms). */
-  pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
-  /** `auto`: use the `usb` package for hot-plug events and descriptor strings when sysfs is the host's; `off`. */
-  usbLibrary: z.enum(['auto', 'off']).default('auto'),
-}).superRefine((config, ctx) => {
-  const seen = new Map<string, string>();
-  const claim = (name: string, path: (string | number)[]): void => {
-    const earlier = seen.get(name);
-    if (earlier !== undefined) {
-      ctx.addIssue({ code: 'custom', path, message: `resource ${name} is already defined at ${earlier}` });
-    }
-    seen.set(name, path.join('.'));
-  };
-  config.resources.forEach((r, i) => claim(r.name, ['resources', i, 'name']));
-  config.devices.forEach((d, i) => {
-    const name = `${config.domain}/${d.name}`;
-    const check = validateResourceName(name);
-    if (!check.valid) {
-      ctx.addIssue({ code: 'custom', path: ['devices', i, 'name'], message: `${check.message}: ${check.reason}` });
-    } else claim(name, ['devices', i, 'name']);
+export const usbConfigSchema = z
+  .strictObject({
+    resources: z.array(usbResourceSchema).default([]),
+    /** generic-device-plugin's `--domain`; its 0.1 default. */
+    domain: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain')
+      .default('squat.ai'),
+    devices: z.array(gdpDeviceSchema).default([]),
+    /** Fallback poll between event-driven rescans (ms). */
+    pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
+    /** `auto`: use the `usb` package for hot-plug events and descriptor strings when sysfs is the host's; `off`. */
+    usbLibrary: z.enum(['auto', 'off']).default('auto'),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, string>();
+    const claim = (name: string, path: (string | number)[]): void => {
+      const earlier = seen.get(name);
+      if (earlier !== undefined) {
+        ctx.addIssue({ code: 'custom', path, message: `resource ${name} is already defined at ${earlier}` });
+      }
+      seen.set(name, path.join('.'));
+    };
+    config.resources.forEach((r, i) => claim(r.name, ['resources', i, 'name']));
+    config.devices.forEach((d, i) => {
+      const name = `${config.domain}/${d.name}`;
+      const check = validateResourceName(name);
+      if (!check.valid) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['devices', i, 'name'],
+          message: `${check.message}: ${check.reason}`,
+        });
+      } else claim(name, ['devices', i, 'name']);
+    });
   });
-});
 
 /** The parsed configuration. */
 export type UsbConfig = z.output<typeof usbConfigSchema>;

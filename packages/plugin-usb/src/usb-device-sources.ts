@@ -79,7 +79,10 @@ export function createUsbDeviceSources(options: UsbDeviceSourcesOptions): UsbDev
       last = found;
       if (!found.scan.hasUsbBus && !announcedNoBus) {
         announcedNoBus = true;
-        options.logger.info({ sysfs: options.sysfs.root }, 'no USB bus in sysfs (bus/usb/devices): zero USB devices');
+        options.logger.info(
+          { sysfs: options.sysfs.root },
+          'no USB bus in sysfs (bus/usb/devices): zero USB devices',
+        );
       }
       const warnings = found.warnings.join('\n');
       if (warnings !== lastWarnings && warnings !== '') {

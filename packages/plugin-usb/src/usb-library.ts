@@ -33,7 +33,8 @@ interface NodeUsbModule {
 }
 
 /** The outcome of {@link loadUsbLibrary}: the library, or why it is not available (logged once by the caller). */
-export type UsbLibraryLoad = { readonly ok: true; readonly library: UsbLibrary } | { readonly ok: false; readonly reason: string };
+export type UsbLibraryLoad =
+  { readonly ok: true; readonly library: UsbLibrary } | { readonly ok: false; readonly reason: string };
 
 /**
  * Loads node-usb (its prebuilt binary, shipped inside the package, links libusb and libudev). Any failure
@@ -75,7 +76,9 @@ function wrapNodeUsb(mod: NodeUsbModule): UsbLibrary {
         const read = (index: number): Promise<string | undefined> =>
           index === 0
             ? Promise.resolve(undefined)
-            : new Promise((resolve) => opened.getStringDescriptor(index, (error, value) => resolve(error ? undefined : value)));
+            : new Promise((resolve) =>
+                opened.getStringDescriptor(index, (error, value) => resolve(error ? undefined : value)),
+              );
         const manufacturer = await read(opened.deviceDescriptor.iManufacturer);
         const product = await read(opened.deviceDescriptor.iProduct);
         return {
@@ -118,7 +121,9 @@ export function createDescriptorEnricher(
           ...(device.manufacturer === undefined && strings?.manufacturer !== undefined
             ? { manufacturer: strings.manufacturer }
             : {}),
-          ...(device.product === undefined && strings?.product !== undefined ? { product: strings.product } : {}),
+          ...(device.product === undefined && strings?.product !== undefined
+            ? { product: strings.product }
+            : {}),
         };
       }),
     );

@@ -22,7 +22,12 @@ import { buildAllocation } from './usb-allocation';
 import { usbConfigSchema, type UsbConfig } from './usb-config';
 import type { UsbDevice } from './usb-device';
 import { createUsbDeviceSources, type UsbDeviceSources } from './usb-device-sources';
-import { createDescriptorEnricher, loadUsbLibrary, type UsbLibrary, type UsbLibraryLoad } from './usb-library';
+import {
+  createDescriptorEnricher,
+  loadUsbLibrary,
+  type UsbLibrary,
+  type UsbLibraryLoad,
+} from './usb-library';
 
 /** The binary's name, as in the plugin contract. */
 export const USB_PLUGIN_BINARY = 'usb-device-plugin';
@@ -31,7 +36,10 @@ export const USB_PLUGIN_VERSION = '0.1.0';
 
 /** What {@link runUsbPluginCli} accepts besides argv: the CLI's injectable I/O and the usb-package loader. */
 export type UsbPluginCliOptions = Partial<
-  Pick<PluginCliOptions<typeof usbConfigSchema>, 'stdout' | 'stderr' | 'exit' | 'signals' | 'configDebounceMs'>
+  Pick<
+    PluginCliOptions<typeof usbConfigSchema>,
+    'stdout' | 'stderr' | 'exit' | 'signals' | 'configDebounceMs'
+  >
 > & {
   /** Loads the usb package (tests fake it); default `loadUsbLibrary()`. */
   readonly loadLibrary?: () => UsbLibraryLoad;
@@ -57,7 +65,9 @@ export function runUsbPluginCli(argv: readonly string[], options: UsbPluginCliOp
       const sysfs = createSysfs({ root: ctx.flags.sysfsRoot });
       const config = ctx.config;
       const library = libraryFor(config, ctx.flags.sysfsRoot, ctx.logger, loadLibrary);
-      const triggers: ScanTrigger[] = [createFsWatchTrigger(watchPaths(ctx.flags.devRoot, ctx.flags.sysfsRoot))];
+      const triggers: ScanTrigger[] = [
+        createFsWatchTrigger(watchPaths(ctx.flags.devRoot, ctx.flags.sysfsRoot)),
+      ];
       if (library !== undefined) triggers.push((fire) => library.onHotplug(fire));
       const sources = createUsbDeviceSources({
         sysfs,
@@ -144,7 +154,10 @@ function libraryFor(
   if (real !== '/sys') return undefined;
   const loaded = load();
   if (!loaded.ok) {
-    logger.info({ reason: loaded.reason }, 'usb package unavailable: no hot-plug events or descriptor strings from it');
+    logger.info(
+      { reason: loaded.reason },
+      'usb package unavailable: no hot-plug events or descriptor strings from it',
+    );
     return undefined;
   }
   return loaded.library;
@@ -183,7 +196,8 @@ export async function discoverUsb(
     }),
   }));
   const warnings = [...inventory.warnings];
-  if (!inventory.scan.hasUsbBus) warnings.push(`no USB bus under ${sysfs.root}/bus/usb/devices: zero USB devices`);
+  if (!inventory.scan.hasUsbBus)
+    warnings.push(`no USB bus under ${sysfs.root}/bus/usb/devices: zero USB devices`);
   return { resources, excluded: inventory.excluded, warnings };
 }
 

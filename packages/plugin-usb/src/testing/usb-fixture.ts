@@ -94,7 +94,8 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
       const dot = spec.portPath.lastIndexOf('.');
       const parentKey = dot > 0 ? spec.portPath.slice(0, dot) : `usb${bus}`;
       const parent = dirs.get(parentKey);
-      if (parent === undefined) throw new Error(`fixture: parent ${parentKey} of ${spec.portPath} was not added`);
+      if (parent === undefined)
+        throw new Error(`fixture: parent ${parentKey} of ${spec.portPath} was not added`);
       const dir = `${parent}/${spec.portPath}`;
       const devpath = spec.portPath.slice(spec.portPath.indexOf('-') + 1);
       attrs(dir, {
@@ -158,7 +159,9 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
       for (const node of nodesOf.get(portPath) ?? []) {
         rmSync(join(sys.devRoot, node.replace(/^\/dev\//, '')), { force: true });
       }
-      (spec.interfaces ?? []).forEach((_, index) => unlinkSync(join(sys.root, `bus/usb/devices/${portPath}:1.${index}`)));
+      (spec.interfaces ?? []).forEach((_, index) =>
+        unlinkSync(join(sys.root, `bus/usb/devices/${portPath}:1.${index}`)),
+      );
       unlinkSync(join(sys.root, `bus/usb/devices/${portPath}`));
       rmSync(join(sys.root, dir), { recursive: true, force: true });
       dirs.delete(portPath);
