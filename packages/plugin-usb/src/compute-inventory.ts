@@ -3,6 +3,7 @@ import type { Sysfs } from '@kdp/topology';
 import type { DevicePayload } from './device-payload';
 import { expandDevGlob } from './expand-dev-glob';
 import { matchRules } from './match-usb-device';
+import type { UsbStringCache } from './read-usb-device';
 import type { PathGroupSpec, ResourceSpec, UsbGroupSpec } from './resource-spec';
 import { scanUsbDevices, type UsbScan } from './scan-usb-devices';
 import { portId, sanitizeIdPart, shareIds, stableUsbId } from './stable-usb-id';
@@ -30,6 +31,8 @@ export interface InventoryOptions {
   readonly specs: readonly ResourceSpec[];
   /** Fills descriptor strings sysfs lacks (the `usb` package); sysfs values always win. */
   readonly enrich?: (devices: readonly UsbDevice[]) => Promise<readonly UsbDevice[]>;
+  /** Descriptor strings per plug, kept between scans by a long-running scanner. */
+  readonly stringCache?: UsbStringCache;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface InventoryOptions {
  * configuration order) with a matching rule; every device seen and not advertised is in `excluded` with why.
  */
 export async function computeInventory(options: InventoryOptions): Promise<Inventory> {
-  const scan = await scanUsbDevices(options.sysfs);
+  const scan = await scanUsbDevices(options.sysfs, options.stringCache);
   const devices = options.enrich ? await options.enrich(scan.devices) : scan.devices;
   const warnings: string[] = [];
   const claimed = new Map<string, string>();

@@ -78,7 +78,6 @@ describe('usb-device-plugin discover --output json', () => {
           manufacturer: 'FTDI',
           productName: 'FT232R USB UART',
           bcdDevice: '0100',
-          speed: '12',
         },
       },
       expect.objectContaining({

@@ -31,14 +31,48 @@ describe('readUsbDevice and scanUsbDevices on garbage', () => {
     ['busnum', '-1', 'busnum "-1" is malformed'],
     ['devnum', '0', 'devnum "0" is malformed'],
     ['devnum', '1e3', 'devnum "1e3" is malformed'],
-  ])('%s = %j skips that device with a reason, and only that one', async (file, content, reason) => {
-    writeFileSync(join(usb.sys.root, dir, file), content);
-    const scan = await scanUsbDevices(sysfs());
-    expect(scan.devices.map((d) => d.portPath)).toEqual(['1-2']);
-    expect(scan.skipped).toEqual([
-      { path: 'bus/usb/devices/usb1', reason: 'root hub' },
-      { path: 'bus/usb/devices/1-1', reason },
-    ]);
+  ])(
+    'without uevent identity, %s = %j skips that device with a reason, and only that one',
+    async (file, content, reason) => {
+      writeFileSync(join(usb.sys.root, dir, 'uevent'), 'DEVTYPE=usb_device\n');
+      writeFileSync(join(usb.sys.root, dir, file), content);
+      const scan = await scanUsbDevices(sysfs());
+      expect(scan.devices.map((d) => d.portPath)).toEqual(['1-2']);
+      expect(scan.skipped).toEqual([
+        { path: 'bus/usb/devices/usb1', reason: 'root hub' },
+        { path: 'bus/usb/devices/1-1', reason },
+      ]);
+    },
+  );
+
+  it('reads identity from uevent, and falls back to the attribute files for a field uevent garbles', async () => {
+    writeFileSync(join(usb.sys.root, dir, 'idVendor'), 'ffff\n');
+    let read = await readUsbDevice(sysfs(), '1-1');
+    expect(read.ok && read.device).toMatchObject({
+      vendorId: '0403',
+      productId: '6001',
+      busnum: 1,
+      devnum: 2,
+      bcdDevice: '0100',
+    });
+    writeFileSync(
+      join(usb.sys.root, dir, 'uevent'),
+      'PRODUCT=zz/6001/100\nTYPE=0/0/0\nBUSNUM=001\nDEVNUM=002\n',
+    );
+    read = await readUsbDevice(sysfs(), '1-1');
+    expect(read.ok && read.device.vendorId).toBe('ffff');
+  });
+
+  it('reads descriptor strings once per plug when given a cache', async () => {
+    const cache = new Map();
+    await scanUsbDevices(sysfs(), cache);
+    writeFileSync(join(usb.sys.root, dir, 'serial'), 'CHANGED\n');
+    const again = await scanUsbDevices(sysfs(), cache);
+    expect(again.devices[0]?.serial).toBe('A1');
+    usb.replug('1-1', 9);
+    const replugged = await scanUsbDevices(sysfs(), cache);
+    expect(replugged.devices[0]).toMatchObject({ devnum: 9, serial: 'A1' });
+    expect([...cache.keys()].sort()).toEqual(['1-1@1/9', '1-2@1/3']);
   });
 
   it('a dangling device link is skipped with a reason', async () => {
@@ -78,12 +112,24 @@ describe('readUsbDevice and scanUsbDevices on garbage', () => {
       'speed',
     ];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...names), fc.string({ maxLength: 80 }), async (name, content) => {
-        writeFileSync(join(usb.sys.root, dir, name), content);
-        const read = await readUsbDevice(sysfs(), '1-1');
-        if (read.ok) expect(read.device.nodes[0]?.path).toMatch(/^\/dev\/bus\/usb\/\d{3}\/\d{3}$/);
-        else expect(read.reason).toMatch(/missing|malformed/);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...names),
+        fc.oneof(
+          fc.string({ maxLength: 80 }),
+          fc.constantFrom(
+            'PRODUCT=',
+            'PRODUCT=1/2/3\nBUSNUM=0\nDEVNUM=999',
+            'TYPE=300/0/0',
+            'BUSNUM=1\nDEVNUM=-4',
+          ),
+        ),
+        async (name, content) => {
+          writeFileSync(join(usb.sys.root, dir, name), content);
+          const read = await readUsbDevice(sysfs(), '1-1');
+          if (read.ok) expect(read.device.nodes[0]?.path).toMatch(/^\/dev\/bus\/usb\/\d{3}\/\d{3}$/);
+          else expect(read.reason).toMatch(/missing|malformed/);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -29,29 +29,77 @@ function text(value: string | undefined): string | undefined {
   return clean === '' ? undefined : clean;
 }
 
+/** Descriptor strings of one plug (a port path with its bus and device numbers), which cannot change until replug. */
+export type UsbStringCache = Map<
+  string,
+  readonly [string | undefined, string | undefined, string | undefined]
+>;
+
+/** Identity from `uevent`: `PRODUCT=403/6001/600`, `TYPE=0/0/0`, `BUSNUM=001`, `DEVNUM=007`. */
+interface UeventIdentity {
+  readonly vendor?: string;
+  readonly product?: string;
+  readonly bcd?: string;
+  readonly deviceClass?: string;
+  readonly busnum?: string;
+  readonly devnum?: string;
+}
+
+function parseUevent(text: string | undefined): UeventIdentity {
+  const out: Record<string, string> = {};
+  for (const line of (text ?? '').split('\n')) {
+    const eq = line.indexOf('=');
+    if (eq > 0) out[line.slice(0, eq)] = line.slice(eq + 1).trim();
+  }
+  const [vendor, product, bcd] = (out['PRODUCT'] ?? '').split('/');
+  const type = (out['TYPE'] ?? '').split('/')[0];
+  const hex = (v: string | undefined, width: number): string | undefined =>
+    v !== undefined && /^[0-9a-fA-F]{1,4}$/.test(v) ? v.padStart(width, '0') : undefined;
+  const dec = (v: string | undefined): string | undefined =>
+    v !== undefined && /^\d{1,3}$/.test(v) ? String(Number(v)) : undefined;
+  const cls =
+    type !== undefined && /^\d{1,3}$/.test(type) && Number(type) < 256
+      ? Number(type).toString(16).padStart(2, '0')
+      : undefined;
+  return {
+    ...optional('vendor', hex(vendor, 4)),
+    ...optional('product', hex(product, 4)),
+    ...optional('bcd', hex(bcd, 4)),
+    ...optional('deviceClass', cls),
+    ...optional('busnum', dec(out['BUSNUM'])),
+    ...optional('devnum', dec(out['DEVNUM'])),
+  };
+}
+
 /**
- * Reads one USB device by its port path (`1-1.4`). Missing or malformed identity attributes (idVendor,
- * idProduct, busnum, devnum) make the device unusable, with the reason; optional strings are simply absent.
+ * Reads one USB device by its port path (`1-1.4`): identity from `uevent` in one read (falling back to
+ * idVendor, idProduct, bcdDevice, bDeviceClass, busnum and devnum when it lacks a field), descriptor strings
+ * (from `cache` when this plug was read before), interfaces and their nodes. Missing or malformed identity makes
+ * the device unusable, with the reason; optional strings are simply absent.
  */
-export async function readUsbDevice(sysfs: Sysfs, portPath: string): Promise<UsbDeviceRead> {
+export async function readUsbDevice(
+  sysfs: Sysfs,
+  portPath: string,
+  cache?: UsbStringCache,
+): Promise<UsbDeviceRead> {
   const sysPath = `bus/usb/devices/${portPath}`;
   const dir = await sysfs.resolve(sysPath);
   if (dir === undefined) return { ok: false, path: sysPath, reason: 'device directory cannot be resolved' };
   const attr = (name: string): Promise<string | undefined> => sysfs.read(`${dir}/${name}`);
-  const [vendor, product, bcd, devClass, busnum, devnum, serial, manufacturer, productName, speed, info] =
-    await Promise.all([
-      attr('idVendor'),
-      attr('idProduct'),
-      attr('bcdDevice'),
-      attr('bDeviceClass'),
-      attr('busnum'),
-      attr('devnum'),
-      attr('serial'),
-      attr('manufacturer'),
-      attr('product'),
-      attr('speed'),
-      findInterfaceNodes(sysfs, dir, portPath),
-    ]);
+  const [uevent, info] = await Promise.all([
+    attr('uevent').then(parseUevent),
+    findInterfaceNodes(sysfs, dir, portPath),
+  ]);
+  const fallback = (value: string | undefined, name: string): Promise<string | undefined> =>
+    value !== undefined ? Promise.resolve(value) : attr(name);
+  const [vendor, product, bcd, devClass, busnum, devnum] = await Promise.all([
+    fallback(uevent.vendor, 'idVendor'),
+    fallback(uevent.product, 'idProduct'),
+    fallback(uevent.bcd, 'bcdDevice'),
+    fallback(uevent.deviceClass, 'bDeviceClass'),
+    fallback(uevent.busnum, 'busnum'),
+    fallback(uevent.devnum, 'devnum'),
+  ]);
   const bad = (field: string, value: string | undefined): UsbDeviceRead => ({
     ok: false,
     path: sysPath,
@@ -66,6 +114,13 @@ export async function readUsbDevice(sysfs: Sysfs, portPath: string): Promise<Usb
   if (devnum === undefined || !DECIMAL.test(devnum) || Number(devnum) < 1) return bad('devnum', devnum);
   const bus = Number(busnum);
   const dev = Number(devnum);
+  const key = `${portPath}@${bus}/${dev}`;
+  let strings = cache?.get(key);
+  if (strings === undefined) {
+    strings = await Promise.all([attr('serial'), attr('manufacturer'), attr('product')]);
+    cache?.set(key, strings);
+  }
+  const [serial, manufacturer, productName] = strings;
   const device: UsbDevice = {
     portPath,
     sysPath,
@@ -80,7 +135,6 @@ export async function readUsbDevice(sysfs: Sysfs, portPath: string): Promise<Usb
     ...optional('serial', text(serial)?.trim() || undefined),
     ...optional('manufacturer', text(manufacturer)),
     ...optional('product', text(productName)),
-    ...optional('speed', text(speed)),
   };
   return { ok: true, device };
 }

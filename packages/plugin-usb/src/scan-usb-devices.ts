@@ -1,5 +1,5 @@
 import type { Sysfs } from '@kdp/topology';
-import { isRootHubName, isUsbDeviceName, readUsbDevice } from './read-usb-device';
+import { isRootHubName, isUsbDeviceName, readUsbDevice, type UsbStringCache } from './read-usb-device';
 import type { UsbDevice } from './usb-device';
 
 /** A candidate seen in sysfs but not usable, and why (goes to `discover`'s `excluded`). */
@@ -18,8 +18,11 @@ export interface UsbScan {
   readonly hasUsbBus: boolean;
 }
 
-/** Scans every USB device under the sysfs root; never throws (garbage degrades one device). */
-export async function scanUsbDevices(sysfs: Sysfs): Promise<UsbScan> {
+/**
+ * Scans every USB device under the sysfs root; never throws (garbage degrades one device). With a `cache`,
+ * descriptor strings are read once per plug and entries of unplugged devices are dropped.
+ */
+export async function scanUsbDevices(sysfs: Sysfs, cache?: UsbStringCache): Promise<UsbScan> {
   const hasUsbBus = await sysfs.exists('bus/usb/devices');
   const names = await sysfs.list('bus/usb/devices');
   const skipped: SkippedUsbDevice[] = [];
@@ -29,7 +32,13 @@ export async function scanUsbDevices(sysfs: Sysfs): Promise<UsbScan> {
     else if (isUsbDeviceName(name)) candidates.push(name);
     // Anything else is an interface (`1-1.4:1.0`, `1-0:1.0` of a root hub) or not a USB device at all.
   }
-  const reads = await Promise.all(candidates.map((name) => readUsbDevice(sysfs, name)));
+  const reads = await Promise.all(candidates.map((name) => readUsbDevice(sysfs, name, cache)));
+  if (cache !== undefined) {
+    const live = new Set(
+      reads.map((r) => (r.ok ? `${r.device.portPath}@${r.device.busnum}/${r.device.devnum}` : '')),
+    );
+    for (const key of cache.keys()) if (!live.has(key)) cache.delete(key);
+  }
   const devices: UsbDevice[] = [];
   for (const read of reads) {
     if (read.ok) devices.push(read.device);

@@ -10,6 +10,7 @@ import type { Sysfs } from '@kdp/topology';
 import { computeInventory, type Inventory } from './compute-inventory';
 import type { DevicePayload } from './device-payload';
 import { createHealthMemory, type HealthMemory } from './health-memory';
+import type { UsbStringCache } from './read-usb-device';
 import type { ResourceSpec } from './resource-spec';
 import type { UsbDevice } from './usb-device';
 
@@ -48,6 +49,7 @@ export function createUsbDeviceSources(options: UsbDeviceSourcesOptions): UsbDev
   const pushes = new Map<string, PushSource<DevicePayload>>();
   const memories = new Map<string, HealthMemory>();
   let last: Inventory | undefined;
+  const stringCache: UsbStringCache = new Map();
   let lastWarnings = '';
   let announcedNoBus = false;
   let fireNow: (() => void) | undefined;
@@ -74,6 +76,7 @@ export function createUsbDeviceSources(options: UsbDeviceSourcesOptions): UsbDev
         sysfs: options.sysfs,
         devRoot: options.devRoot,
         specs,
+        stringCache,
         ...(options.enrich ? { enrich: options.enrich } : {}),
       });
       last = found;

@@ -27,8 +27,6 @@ export interface UsbDevice {
   readonly deviceClass: string;
   /** `bInterfaceClass` of every interface, two lower-case hex digits, sorted, no duplicates. */
   readonly interfaceClasses: readonly string[];
-  /** `speed` in Mb/s as sysfs writes it (`12`, `480`, `5000`). */
-  readonly speed?: string;
   /** `/dev/bus/usb/BBB/DDD` first, then tty, hidraw, video and input nodes found through the interfaces. */
   readonly nodes: readonly UsbNode[];
 }

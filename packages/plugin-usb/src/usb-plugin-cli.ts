@@ -220,6 +220,5 @@ export function usbAttributes(device: UsbDevice): Record<string, string> {
   if (device.manufacturer !== undefined) out['manufacturer'] = device.manufacturer;
   if (device.product !== undefined) out['productName'] = device.product;
   if (device.bcdDevice !== undefined) out['bcdDevice'] = device.bcdDevice;
-  if (device.speed !== undefined) out['speed'] = device.speed;
   return out;
 }

@@ -52,6 +52,8 @@ export interface UsbFixture {
 }
 
 const busOf = (portPath: string): number => Number(portPath.split('-')[0]);
+/** `uevent` writes IDs without leading zeros (`PRODUCT=403/6001/600`). */
+const trimHex = (hex: string): string => hex.replace(/^0+(?=.)/, '').toLowerCase();
 
 /** Creates a USB fixture under os.tmpdir() (short name), optionally on top of an existing sysfs fixture. */
 export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbFixture {
@@ -111,7 +113,17 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
         manufacturer: spec.manufacturer,
         product: spec.productName,
         dev: `189:${(bus - 1) * 128 + spec.devnum - 1}`,
-        uevent: `MAJOR=189\nDEVNAME=bus/usb/${String(bus).padStart(3, '0')}/${String(spec.devnum).padStart(3, '0')}\nDEVTYPE=usb_device`,
+        uevent: [
+          'MAJOR=189',
+          `MINOR=${(bus - 1) * 128 + spec.devnum - 1}`,
+          `DEVNAME=bus/usb/${String(bus).padStart(3, '0')}/${String(spec.devnum).padStart(3, '0')}`,
+          'DEVTYPE=usb_device',
+          'DRIVER=usb',
+          `PRODUCT=${trimHex(spec.vendor)}/${trimHex(spec.product)}/${trimHex(spec.bcdDevice ?? '0100')}`,
+          `TYPE=${parseInt(spec.deviceClass ?? '00', 16)}/0/0`,
+          `BUSNUM=${String(bus).padStart(3, '0')}`,
+          `DEVNUM=${String(spec.devnum).padStart(3, '0')}`,
+        ].join('\n'),
       });
       sys.linkTo(`bus/usb/devices/${spec.portPath}`, dir);
       const nodes = [usbBusNodePath(bus, spec.devnum)];
