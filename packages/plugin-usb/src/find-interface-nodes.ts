@@ -5,6 +5,8 @@ import type { UsbNode, UsbNodeKind } from './usb-device';
 export interface InterfaceInfo {
   readonly interfaceClasses: readonly string[];
   readonly nodes: readonly UsbNode[];
+  /** The entries of the device directory itself (so callers need not list it again). */
+  readonly entries: readonly string[];
 }
 
 const HID_ID = /^[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}:[0-9A-Fa-f]{4}\.[0-9A-Fa-f]{4}$/;
@@ -86,7 +88,7 @@ export async function findInterfaceNodes(
   const sorted = [...unique.values()].sort(
     (a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || compareNatural(a.path, b.path),
   );
-  return { interfaceClasses: [...classes].sort(), nodes: sorted };
+  return { interfaceClasses: [...classes].sort(), nodes: sorted, entries };
 }
 
 /** Orders `ttyUSB2` before `ttyUSB10`. */

@@ -117,7 +117,11 @@ export async function readUsbDevice(
   const key = `${portPath}@${bus}/${dev}`;
   let strings = cache?.get(key);
   if (strings === undefined) {
-    strings = await Promise.all([attr('serial'), attr('manufacturer'), attr('product')]);
+    // Only files the directory listing shows are read: most devices lack one string or another.
+    const has = new Set(info.entries);
+    const maybe = (name: string): Promise<string | undefined> =>
+      has.has(name) ? attr(name) : Promise.resolve(undefined);
+    strings = await Promise.all([maybe('serial'), maybe('manufacturer'), maybe('product')]);
     cache?.set(key, strings);
   }
   const [serial, manufacturer, productName] = strings;
