@@ -137,6 +137,20 @@ describe('usb-device-plugin serve against the simulated kubelet', () => {
     expect(event.healthy).toEqual(['A50285BI']);
   });
 
+  it('applies a changed configuration on SIGHUP: a new resource registers with its devices', async () => {
+    const zigbee = 'example.com/zigbee';
+    const registered = sim.waitFor('registered', (e) => e.resource === zigbee, 20_000);
+    writeFileSync(
+      join(usb.sys.base, 'usb.yaml'),
+      `${CONFIG}  - name: ${zigbee}\n    match: [{ vendor: 10c4, serial: "0001" }]\n`,
+    );
+    signals.emit('SIGHUP');
+    await registered;
+    await until(zigbee, (healthy) => healthy.includes('0001'));
+    const admission = await sim.admit({ pod: 'z', container: 'c', resource: zigbee, count: 1 });
+    expect(admission.response.envs['KDP_USB_ZIGBEE_TTY']).toBe('/dev/ttyACM0');
+  });
+
   it('shares a device between containers with count and returns its video and input nodes to each', async () => {
     const a = await sim.admit({ pod: 'a', container: 'c', resource: CAMERA, count: 1 });
     const b = await sim.admit({ pod: 'b', container: 'c', resource: CAMERA, count: 1 });
