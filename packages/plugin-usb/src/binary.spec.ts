@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { runConformance } from '@kdp/kubelet-sim';
+import { serveArgs } from './testing/run-cli';
 import { addSampleMachine } from './testing/sample-machine';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
@@ -53,24 +54,9 @@ describe('usb-device-plugin as a process', () => {
   });
 
   it('passes the kubelet-sim conformance suite (kubelet-sim check), SIGTERM included', async () => {
-    child = spawn(
-      process.execPath,
-      [
-        BUNDLE,
-        'serve',
-        '--sysfs-root',
-        usb.sys.root,
-        '--dev-root',
-        usb.sys.devRoot,
-        '--device-plugin-dir',
-        dir,
-        '--config',
-        join(usb.sys.base, 'usb.yaml'),
-        '--log-level',
-        'warn',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    child = spawn(process.execPath, [BUNDLE, ...serveArgs(usb.sys, dir, 'warn')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const report = await runConformance({

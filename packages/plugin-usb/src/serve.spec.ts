@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { addSampleMachine } from './testing/sample-machine';
-import { runCli, type CliRun } from './testing/run-cli';
+import { runCli, serveArgs, type CliRun } from './testing/run-cli';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 import { defined } from './testing/defined';
 
@@ -51,22 +51,7 @@ describe('usb-device-plugin serve against the simulated kubelet', () => {
     sim = await createKubeletSim({ dir });
     signals = new EventEmitter();
     const registered = sim.waitFor('registered', (e) => e.resource === CAMERA, 20_000);
-    serving = runCli(
-      [
-        'serve',
-        '--sysfs-root',
-        usb.sys.root,
-        '--dev-root',
-        usb.sys.devRoot,
-        '--device-plugin-dir',
-        dir,
-        '--config',
-        join(usb.sys.base, 'usb.yaml'),
-        '--log-level',
-        'error',
-      ],
-      { signals },
-    );
+    serving = runCli(serveArgs(usb.sys, dir, 'error'), { signals });
     await registered;
     await until(FTDI, (healthy) => healthy.length === 2);
     await until(CAMERA, (healthy) => healthy.length === 2);

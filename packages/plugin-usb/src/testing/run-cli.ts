@@ -19,3 +19,24 @@ export async function runCli(argv: readonly string[], options: UsbPluginCliOptio
   });
   return { code, stdout, stderr };
 }
+
+/** `serve` on a fixture: its sysfs and dev roots, a device-plugin dir, and `usb.yaml` in the fixture's base dir. */
+export function serveArgs(
+  sys: { readonly root: string; readonly devRoot: string; readonly base: string },
+  devicePluginDir: string,
+  logLevel: string,
+): string[] {
+  return [
+    'serve',
+    '--sysfs-root',
+    sys.root,
+    '--dev-root',
+    sys.devRoot,
+    '--device-plugin-dir',
+    devicePluginDir,
+    '--config',
+    `${sys.base}/usb.yaml`,
+    '--log-level',
+    logLevel,
+  ];
+}
