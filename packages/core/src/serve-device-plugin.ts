@@ -54,10 +54,14 @@ export async function serveDevicePlugin(ctx: ServeDevicePluginContext, plugin: D
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  // The lifecycle's timers are unref'd and fs watchers may not hold the event loop, so while the plugin
+  // waits for a restarting kubelet nothing else keeps the process alive: this timer does, until it stops.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     await plugin.start();
     await Promise.race([aborted, plugin.stopped]);
   } finally {
+    clearInterval(keepAlive);
     await plugin.stop();
     unbind();
   }
