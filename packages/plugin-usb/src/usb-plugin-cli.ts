@@ -96,13 +96,9 @@ export function runUsbPluginCli(argv: readonly string[], options: UsbPluginCliOp
         for (const name of next.filter((n) => !names.includes(n))) plugin.addResource(declare(name));
         names = next;
       });
-      // @kdp/core's timers and watches are unref'd: while it waits for a restarted kubelet's socket nothing else
-      // holds the event loop, and the process would exit 0 in the middle of serving. Hold it until serve ends.
-      const keepAlive = setInterval(() => undefined, 1 << 30);
       try {
         await serveDevicePlugin(ctx, plugin);
       } finally {
-        clearInterval(keepAlive);
         off();
       }
     },
