@@ -2,9 +2,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createSysfs } from '@kdp/topology';
-import { readUsbDevice } from './read-usb-device';
+import { isRootHubName, isUsbDeviceName, readUsbDevice } from './read-usb-device';
 import { scanUsbDevices } from './scan-usb-devices';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
+
+describe('USB sysfs names', () => {
+  it("tells devices from root hubs and interfaces (root hubs' interfaces included)", () => {
+    expect(['1-1', '3-4', '1-1.4', '2-1.4.2.1'].every(isUsbDeviceName)).toBe(true);
+    expect(['usb1', '1-0:1.0', '1-1.4:1.0', '1-1:1.0', 'x', '1-', '-1', '1-1.'].some(isUsbDeviceName)).toBe(
+      false,
+    );
+    expect(isRootHubName('usb12')).toBe(true);
+    expect(isRootHubName('1-0:1.0')).toBe(false);
+  });
+});
 
 describe('readUsbDevice and scanUsbDevices on garbage', () => {
   let usb: UsbFixture;
