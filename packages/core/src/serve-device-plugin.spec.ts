@@ -58,6 +58,7 @@ describe('serveDevicePlugin', () => {
     const registered = sim.waitFor('registered', (e) => e.resource === resource, 30_000);
     const served = serveDevicePlugin({ metrics, signal: abort.signal }, plugin);
     await registered;
+    await eventually(async () => sim.resource(resource)?.allocatable === 1);
     await eventually(
       async () => (await metric('kdp_list_and_watch_streams', `resource="${resource}"`)) === 1,
     );

@@ -1,4 +1,8 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import type { ExecFileSyncOptions } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createSysfs } from './sysfs/create-sysfs';
 import { readNumaTopology } from './numa/read-numa-topology';
 import { enumeratePciDevices } from './pci/enumerate-pci-devices';
@@ -29,4 +33,27 @@ describe('the real /sys of this machine', () => {
     const chosen = choosePreferredAllocation({ available, mustInclude: [], size: 2, locality });
     expect(chosen).toHaveLength(Math.min(2, available.length));
   });
+
+  it('replays a capture of this machine to the same PCI scan', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'kdp-real-'));
+    try {
+      const options: ExecFileSyncOptions = { timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] };
+      execFileSync(
+        'sh',
+        [join(__dirname, '../capture/kdp-capture.sh'), '-o', join(work, 'c.tar.gz')],
+        options,
+      );
+      execFileSync(
+        'sh',
+        [join(__dirname, '../capture/kdp-replay.sh'), join(work, 'c.tar.gz'), join(work, 'r')],
+        options,
+      );
+      const live = await enumeratePciDevices(sysfs);
+      const replay = await enumeratePciDevices(createSysfs({ root: join(work, 'r/sys') }));
+      expect(replay.devices).toEqual(live.devices);
+      expect(replay.numa).toEqual(live.numa);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

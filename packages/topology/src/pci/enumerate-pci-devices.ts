@@ -8,7 +8,7 @@ import type { PciDevice } from './read-pci-device';
 export interface PciEnumerationOptions {
   /** NUMA layout for the local_cpulist fallback; read from the same sysfs when omitted. */
   readonly numa?: NumaTopology;
-  /** Devices read at the same time; default 32. */
+  /** Devices read interleaved; default 8. */
   readonly concurrency?: number;
 }
 
@@ -26,13 +26,15 @@ export async function enumeratePciDevices(
 ): Promise<PciEnumeration> {
   const numa = options.numa ?? (await readNumaTopology(sysfs));
   const names = await sysfs.list('bus/pci/devices');
-  const concurrency = Math.max(1, options.concurrency ?? 32);
+  const concurrency = Math.max(1, options.concurrency ?? 8);
   const results = new Array<Awaited<ReturnType<typeof readPciDevice>>>(names.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < names.length) {
       const index = next++;
       results[index] = await readPciDevice(sysfs, names[index] as string, numa);
+      // The reader's syscalls are synchronous: let timers and sockets run between devices.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, worker));

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
+import type { PciDevice } from '../pci/read-pci-device';
 
 /** One NUMA node of a fixture machine. */
 export interface NumaNodeSpec {
@@ -13,21 +14,18 @@ export interface NumaNodeSpec {
   readonly memTotalKiB?: number;
 }
 
-/** One PCI function of a fixture machine. */
-export interface PciDeviceSpec {
+/**
+ * One PCI function of a fixture machine. The ID, class, revision and driver fields are written as given
+ * (defaults: vendor 0x8086, device 0x0000, class 0x000000, revision 0x00, unbound).
+ */
+export interface PciDeviceSpec extends Pick<
+  PciDevice,
+  'vendor' | 'device' | 'subsystemVendor' | 'subsystemDevice' | 'class' | 'revision' | 'driver'
+> {
   /** Domain:bus:device.function, e.g. "0000:3b:00.0". */
   readonly address: string;
   /** Address of the parent bridge (added before); omitted = directly under the root complex pci<domain>:<bus>. */
   readonly parent?: string;
-  readonly vendor?: string;
-  readonly device?: string;
-  readonly subsystemVendor?: string;
-  readonly subsystemDevice?: string;
-  /** Six hex digits with 0x, e.g. "0x030200"; default "0x000000". */
-  readonly class?: string;
-  readonly revision?: string;
-  /** Name of the bound driver; omitted = unbound. */
-  readonly driver?: string;
   /** Content of `numa_node`; default -1. */
   readonly numaNode?: number | string;
   /** Content of `local_cpulist`; default the cpulist of `numaNode` when that node was added. */

@@ -1,0 +1,284 @@
+import { status } from '@grpc/grpc-js';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { createDeviceMonitor, type DeviceMonitor } from './device-monitor';
+import { createPluginHealthScraper } from './plugin-health-scraper';
+import { createPodResourcesClient, type PodResourcesClient } from './pod-resources-client';
+import {
+  podWithDevices,
+  startFakePodResourcesServer,
+  type FakePodResourcesServer,
+} from './test-support/fake-pod-resources-server';
+import { createManualClock, type ManualClock } from './test-support/manual-clock';
+import { metricNamingProblems } from './test-support/metric-naming';
+import { startPluginMetricsStub, type PluginMetricsStub } from './test-support/plugin-metrics-stub';
+import { plain, samplesOf } from './test-support/read-metrics';
+import { makeTempDir } from './test-support/temp-dir';
+
+const gpu = 'nvidia.com/gpu';
+const topo = (id: number) => ({ nodes: [{ ID: id }] });
+
+describe('createDeviceMonitor against a fake pod-resources server', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  let socket: string;
+  let fake: FakePodResourcesServer;
+  let client: PodResourcesClient;
+  let registry: Registry;
+  let clock: ManualClock;
+  let monitor: DeviceMonitor | undefined;
+
+  beforeEach(async () => {
+    temp = makeTempDir();
+    socket = join(temp.dir, 'pr.sock');
+    fake = await startFakePodResourcesServer(socket);
+    fake.allocatable = {
+      devices: [
+        { resourceName: gpu, deviceIds: ['g0'], topology: topo(0) },
+        { resourceName: gpu, deviceIds: ['g1'], topology: topo(1) },
+        { resourceName: gpu, deviceIds: ['g2'], topology: topo(1) },
+      ],
+      cpuIds: [0, 1, 2, 3],
+      memory: [{ memoryType: 'memory', size: 4096, topology: topo(0) }],
+    };
+    client = createPodResourcesClient({ socketPath: socket, callTimeoutMs: 10_000 });
+    registry = new Registry();
+    clock = createManualClock();
+  });
+
+  afterEach(async () => {
+    await monitor?.stop();
+    monitor = undefined;
+    client.close();
+    await fake.close();
+    temp.remove();
+  });
+
+  const make = (extra: Partial<Parameters<typeof createDeviceMonitor>[0]> = {}) => {
+    monitor = createDeviceMonitor({
+      client,
+      registry,
+      clock,
+      intervalMs: 1_000,
+      backoff: { initialMs: 2_000, maxMs: 8_000, jitter: 0 },
+      version: '9.9.9',
+      ...extra,
+    });
+    return monitor;
+  };
+
+  it('exports each allocated device with pod, namespace and container labels, and drops them when the pod goes', async () => {
+    const m = make();
+    fake.list = {
+      podResources: [
+        podWithDevices('train', 'main', gpu, ['g1', 'g2'], {
+          namespace: 'ml',
+          numa: 1,
+          cpuIds: [2, 3],
+          memory: [{ memoryType: 'memory', size: 1024, topology: topo(0) }],
+        }),
+      ],
+    };
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(plain(await samplesOf(registry, 'kdp_container_allocated_devices'))).toEqual([
+      {
+        labels: {
+          namespace: 'ml',
+          pod: 'train',
+          container: 'main',
+          resource: gpu,
+          device: 'g1',
+          numa_node: '1',
+        },
+        value: 1,
+      },
+      {
+        labels: {
+          namespace: 'ml',
+          pod: 'train',
+          container: 'main',
+          resource: gpu,
+          device: 'g2',
+          numa_node: '1',
+        },
+        value: 1,
+      },
+    ]);
+    expect(plain(await samplesOf(registry, 'kdp_allocatable_devices'))).toEqual([
+      { labels: { resource: gpu, numa_node: '0' }, value: 1 },
+      { labels: { resource: gpu, numa_node: '1' }, value: 2 },
+    ]);
+    expect(plain(await samplesOf(registry, 'kdp_unallocated_devices'))).toEqual([
+      { labels: { resource: gpu, numa_node: '0' }, value: 1 },
+      { labels: { resource: gpu, numa_node: '1' }, value: 0 },
+    ]);
+    expect(
+      plain(await samplesOf(registry, 'kdp_container_exclusive_cpus')).map((s) => s.labels['cpu']),
+    ).toEqual(['2', '3']);
+    expect(plain(await samplesOf(registry, 'kdp_container_memory_bytes'))).toEqual([
+      {
+        labels: { namespace: 'ml', pod: 'train', container: 'main', memory_type: 'memory', numa_node: '0' },
+        value: 1024,
+      },
+    ]);
+    expect((await samplesOf(registry, 'kdp_allocatable_cpus'))[0]?.value).toBe(4);
+    expect((await samplesOf(registry, 'kdp_monitor_pod_resources_up'))[0]?.value).toBe(1);
+    expect(
+      (await samplesOf(registry, 'kdp_monitor_pod_resources_last_success_timestamp_seconds'))[0]?.value,
+    ).toBe(clock.now() / 1000);
+
+    fake.list = { podResources: [] };
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(await samplesOf(registry, 'kdp_container_allocated_devices')).toEqual([]);
+    expect(await samplesOf(registry, 'kdp_container_exclusive_cpus')).toEqual([]);
+    expect(plain(await samplesOf(registry, 'kdp_unallocated_devices')).map((s) => s.value)).toEqual([1, 2]);
+  });
+
+  it('keeps exporting List data when the kubelet does not serve GetAllocatableResources, and stops asking', async () => {
+    fake.allocatableUnimplemented = true;
+    fake.list = { podResources: [podWithDevices('p', 'c', gpu, ['g0'])] };
+    const m = make();
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(fake.calls.getAllocatableResources).toBe(1);
+    expect(await samplesOf(registry, 'kdp_container_allocated_devices')).toHaveLength(1);
+    expect(await samplesOf(registry, 'kdp_allocatable_devices')).toEqual([]);
+  });
+
+  it('backs off exponentially on RESOURCE_EXHAUSTED, keeps the last metrics meanwhile, and returns to the interval', async () => {
+    fake.list = { podResources: [podWithDevices('p', 'c', gpu, ['g0'])] };
+    const m = make();
+    const scheduled: Array<{ delayMs: number; backoff: boolean }> = [];
+    m.events.on('scheduled', (s) => scheduled.push(s));
+    const next = () => once(m.events, 'scheduled');
+    let wait = next();
+    m.start();
+    await wait;
+    fake.failNext(status.RESOURCE_EXHAUSTED, 3);
+    for (const step of [1_000, 2_000, 4_000, 8_000]) {
+      wait = next();
+      clock.advance(step);
+      await wait;
+    }
+    expect(scheduled).toEqual([
+      { delayMs: 1_000, backoff: false },
+      { delayMs: 2_000, backoff: true },
+      { delayMs: 4_000, backoff: true },
+      { delayMs: 8_000, backoff: true },
+      { delayMs: 1_000, backoff: false },
+    ]);
+    expect(plain(await samplesOf(registry, 'kdp_monitor_pod_resources_errors_total'))).toEqual([
+      { labels: { method: 'GetAllocatableResources', code: 'RESOURCE_EXHAUSTED' }, value: 3 },
+    ]);
+    expect(await samplesOf(registry, 'kdp_container_allocated_devices')).toHaveLength(1);
+    expect((await samplesOf(registry, 'kdp_monitor_pod_resources_backoff_seconds'))[0]?.value).toBe(0);
+  });
+
+  it('keeps polling when an event listener throws', async () => {
+    const m = make();
+    m.events.on('poll', () => {
+      throw new Error('listener bug');
+    });
+    const scheduled = once(m.events, 'scheduled');
+    m.start();
+    expect(await scheduled).toEqual([{ delayMs: 1_000, backoff: false }]);
+    const again = once(m.events, 'scheduled');
+    clock.advance(1_000);
+    expect(await again).toEqual([{ delayMs: 1_000, backoff: false }]);
+    expect(fake.calls.list).toBe(2);
+  });
+
+  it('survives the server going away and a new one on the same socket path, without being restarted', async () => {
+    fake.list = { podResources: [podWithDevices('before', 'c', gpu, ['g0'])] };
+    const m = make({ backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 } });
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    await fake.close();
+    const failed = await m.pollOnce();
+    expect(failed).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(m.readiness().ready).toBe(true);
+    fake = await startFakePodResourcesServer(socket);
+    fake.list = { podResources: [podWithDevices('after', 'c', gpu, ['g1'])] };
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(
+      plain(await samplesOf(registry, 'kdp_container_allocated_devices')).map((s) => s.labels['pod']),
+    ).toEqual(['after']);
+    expect(
+      (await samplesOf(registry, 'kdp_monitor_pod_resources_reconnects_total'))[0]?.value,
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('is not ready before a successful poll nor after the staleness window', async () => {
+    const m = make({ staleAfterMs: 5_000 });
+    await fake.close();
+    expect(await m.pollOnce()).toMatchObject({ ok: false });
+    expect(m.readiness()).toEqual({
+      ready: false,
+      reason: expect.stringMatching(/^no successful poll yet \(GetAllocatableResources: UNAVAILABLE/),
+    });
+    fake = await startFakePodResourcesServer(socket);
+    expect(await m.pollOnce()).toMatchObject({ ok: true });
+    expect(m.readiness()).toEqual({ ready: true, reason: 'ok' });
+    clock.advance(5_001);
+    expect(m.readiness().ready).toBe(false);
+  });
+
+  describe('with plugin metrics endpoints', () => {
+    let plugin: PluginMetricsStub;
+    beforeEach(async () => {
+      plugin = await startPluginMetricsStub(
+        '# TYPE kdp_device_health gauge\nkdp_device_health{resource="nvidia.com/gpu",device="g0"} 1\nkdp_device_health{resource="nvidia.com/gpu",device="g1"} 0\n',
+      );
+    });
+    afterEach(() => plugin.close());
+
+    it('joins device health to the holding container, and a plugin going down breaks nothing else', async () => {
+      fake.list = {
+        podResources: [podWithDevices('a', 'c', gpu, ['g0']), podWithDevices('b', 'c', gpu, ['g1'])],
+      };
+      const m = make({ healthScraper: createPluginHealthScraper({ endpoints: [plugin.url] }) });
+      const health = once(m.events, 'health');
+      await m.pollOnce();
+      await health;
+      expect(plain(await samplesOf(registry, 'kdp_container_device_health'))).toEqual([
+        { labels: { namespace: 'default', pod: 'a', container: 'c', resource: gpu, device: 'g0' }, value: 1 },
+        { labels: { namespace: 'default', pod: 'b', container: 'c', resource: gpu, device: 'g1' }, value: 0 },
+      ]);
+      expect((await samplesOf(registry, 'kdp_monitor_plugin_up'))[0]?.value).toBe(1);
+
+      plugin.statusCode = 503;
+      const failedHealth = once(m.events, 'health');
+      clock.advance(1_000);
+      await m.pollOnce();
+      await failedHealth;
+      const text = await registry.metrics();
+      expect(text).toContain(`kdp_monitor_plugin_scrape_errors_total{endpoint="${plugin.url}"} 1`);
+      expect(text).toContain(`kdp_monitor_plugin_up{endpoint="${plugin.url}"} 0`);
+      expect(await samplesOf(registry, 'kdp_container_device_health')).toEqual([]);
+      expect(await samplesOf(registry, 'kdp_container_allocated_devices')).toHaveLength(2);
+    });
+
+    it('exports only names that follow the Prometheus and Kubernetes naming rules', async () => {
+      fake.list = {
+        podResources: [
+          podWithDevices('a', 'c', gpu, ['g0'], {
+            cpuIds: [1],
+            memory: [{ memoryType: 'memory', size: 1, topology: undefined }],
+          }),
+        ],
+      };
+      const m = make({ healthScraper: createPluginHealthScraper({ endpoints: [plugin.url] }) });
+      const health = once(m.events, 'health');
+      await m.pollOnce();
+      await health;
+      const text = await registry.metrics();
+      expect(metricNamingProblems(text, 'kdp_')).toEqual([]);
+      const families = [...text.matchAll(/^# TYPE (\S+)/gm)].map((x) => x[1]);
+      expect(families).toHaveLength(20);
+      expect(metricNamingProblems('# HELP x_ms x\n# TYPE x_ms counter\nx_ms 1\n', 'kdp_')).toEqual([
+        'x_ms: lacks the prefix kdp_',
+        'x_ms: counter without _total',
+        'x_ms: not in base units (seconds, bytes)',
+      ]);
+    });
+  });
+});
