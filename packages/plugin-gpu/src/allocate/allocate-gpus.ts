@@ -36,7 +36,7 @@ const unique = (paths: readonly string[]): string[] => [...new Set(paths)];
 export function allocateGpus(
   devices: readonly PluginDevice<GpuPayload>[],
   config: GpuConfig,
-  cdiKind: string = `${NVIDIA_CDI_VENDOR}/${NVIDIA_CDI_CLASS}`,
+  cdiKind = `${NVIDIA_CDI_VENDOR}/${NVIDIA_CDI_CLASS}`,
 ): ContainerAllocation {
   const { replicas, failRequestsGreaterThanOne } = config.sharing;
   if (replicas > 1 && failRequestsGreaterThanOne && devices.length > 1) {
