@@ -1,0 +1,144 @@
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials } from '@grpc/grpc-js';
+import { DevicePluginClient } from '@kdp/api';
+import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import type { SysfsFixture } from '@kdp/topology/testing';
+import { addDevNode } from './testing/gpu-fixture';
+import { buildNvidiaMachine, NVIDIA_UUIDS } from './testing/gpu-machines';
+import { rootFlags } from './testing/run-cli';
+import { buildBundle, spawnPlugin, type SpawnedPlugin } from './testing/spawn-plugin';
+
+jest.setTimeout(120_000);
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+describe('gpu-device-plugin serve against kubelet-sim', () => {
+  let fixture: SysfsFixture;
+  let dir: string;
+  let sim: KubeletSim;
+  let plugin: SpawnedPlugin;
+  const resource = 'nvidia.com/gpu';
+  const gpu1 = NVIDIA_UUIDS['0000:04:00.0'];
+  const gpu2 = NVIDIA_UUIDS['0000:83:00.0'];
+
+  beforeAll(async () => {
+    buildBundle();
+    fixture = buildNvidiaMachine();
+    dir = mkdtempSync(join(tmpdir(), 'kdp-gs-'));
+    const config = join(fixture.base, 'gpu.yaml');
+    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\nhealth:\n  pollIntervalMs: 500\n');
+    sim = await createKubeletSim({ dir });
+    const registered = sim.waitFor('registered', (e) => e.resource === resource, 30_000);
+    plugin = spawnPlugin(['serve', ...rootFlags(fixture), '--device-plugin-dir', dir, '--config', config]);
+    await registered;
+    await sim
+      .waitFor('devices', (e) => e.resource === resource && e.healthy.length === 5, 30_000)
+      .catch(() => {
+        if (sim.resource(resource)?.healthy.length !== 5)
+          throw new Error(`no 5 healthy devices: ${plugin.stderr()}`);
+      });
+  });
+
+  afterAll(async () => {
+    await plugin?.stop();
+    await sim?.close();
+    fixture?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('advertises every GPU with its NUMA node and allocates NVIDIA_VISIBLE_DEVICES plus the device nodes', async () => {
+    const state = sim.resource(resource);
+    expect(state?.devices.map((d) => [d.ID, d.topology?.nodes?.map((n) => n.ID)]).sort()).toEqual(
+      [
+        [NVIDIA_UUIDS['0000:03:00.0'], [0]],
+        [gpu1, [0]],
+        [gpu2, [1]],
+        [`MIG-${NVIDIA_UUIDS['0000:86:00.0']}/1/0`, [1]],
+        [`MIG-${NVIDIA_UUIDS['0000:86:00.0']}/2/0`, [1]],
+      ].sort(),
+    );
+    expect(state?.options.getPreferredAllocationAvailable).toBe(true);
+    const admission = await sim.admit({ pod: 'p1', container: 'c', resource, count: 2, affinity: [1] });
+    expect(admission.deviceIds).toHaveLength(2);
+    expect(admission.response.envs.NVIDIA_VISIBLE_DEVICES?.split(',').sort()).toEqual(
+      [...admission.deviceIds].sort(),
+    );
+    expect(admission.response.devices.map((d) => d.hostPath)).toEqual(
+      expect.arrayContaining(['/dev/nvidiactl', '/dev/nvidia-uvm']),
+    );
+    sim.release('p1');
+  });
+
+  it('a device node removed and restored: Unhealthy, then Healthy again, each seen by the kubelet promptly', async () => {
+    const node = join(fixture.devRoot, 'nvidia1');
+    const unhealthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === resource && e.unhealthy.includes(gpu1),
+      30_000,
+    );
+    const removedAt = now();
+    rmSync(node);
+    const down = (await unhealthy).at - removedAt;
+    const healthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === resource && e.healthy.includes(gpu1),
+      30_000,
+    );
+    const restoredAt = now();
+    addDevNode(fixture, '/dev/nvidia1', 195, 1);
+    const up = (await healthy).at - restoredAt;
+    process.stderr.write(
+      `device node: unhealthy after ${down.toFixed(0)} ms, healthy after ${up.toFixed(0)} ms\n`,
+    );
+    // The issue's bound. inotify on /dev triggers the rescan at once: measured 37-114 ms with three copies of
+    // this suite running at once on 2 cores, so 1 s leaves a wide margin. The waits themselves are on events.
+    expect(down).toBeLessThan(1000);
+    expect(up).toBeLessThan(1000);
+  });
+
+  it('a GPU falling off the PCI bus and coming back: Unhealthy, then Healthy (poll of sysfs)', async () => {
+    const link = join(fixture.root, 'bus/pci/devices/0000:83:00.0');
+    const unhealthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === resource && e.unhealthy.includes(gpu2),
+      30_000,
+    );
+    const goneAt = now();
+    renameSync(link, `${link}.gone`);
+    const down = (await unhealthy).at - goneAt;
+    expect(sim.resource(resource)?.devices.map((d) => d.ID)).toContain(gpu2);
+    const healthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === resource && e.healthy.includes(gpu2),
+      30_000,
+    );
+    const backAt = now();
+    renameSync(`${link}.gone`, link);
+    const up = (await healthy).at - backAt;
+    process.stderr.write(
+      `PCI function: unhealthy after ${down.toFixed(0)} ms, healthy after ${up.toFixed(0)} ms\n`,
+    );
+    // sysfs gives no inotify events, so this rides the 500 ms poll (measured 24-645 ms under load): a
+    // generous bound here, never a fixed sleep.
+    expect(down).toBeLessThan(3000);
+    expect(up).toBeLessThan(3000);
+  });
+
+  it('refuses an unknown device ID with a message a pod event can show', async () => {
+    const endpoint = sim.resource(resource)?.endpoint as string;
+    const client = new DevicePluginClient(`unix://${join(dir, endpoint)}`, credentials.createInsecure());
+    const error = await new Promise<Error | null>((resolve) =>
+      client.allocate({ containerRequests: [{ devicesIds: ['GPU-nope'] }] }, (err) => resolve(err)),
+    );
+    client.close();
+    expect(error?.message).toMatch(/GPU-nope/);
+  });
+
+  it('SIGTERM: exits 0 and unlinks its socket', async () => {
+    const endpoint = sim.resource(resource)?.endpoint as string;
+    expect(await plugin.stop()).toBe(0);
+    expect(existsSync(join(dir, endpoint))).toBe(false);
+  });
+});
