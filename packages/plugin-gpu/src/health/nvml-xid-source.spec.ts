@@ -50,7 +50,7 @@ describe('loadNvmlXidSource', () => {
       expect(nvml).toBeDefined();
       let resolveEvent: (event: XidEvent) => void = () => undefined;
       const event = new Promise<XidEvent>((resolve) => (resolveEvent = resolve));
-      stop = nvml?.start((e) => resolveEvent(e));
+      stop = nvml?.start((e) => resolveEvent(e)) ?? stop;
       expect(lines.map((l) => l[2])).toContain('NVML Xid health on');
       writeFileSync(trigger, '');
       expect(await event).toEqual({ uuid: 'GPU-7a2d4e19-15c3-4b8f-9e62-2c0a7d5b3e02', xid: 79 });
