@@ -8,7 +8,11 @@ import { createEventHub } from './event-hub';
 import { silentLogger, type Logger } from './logger';
 import type { DevicePluginEvent } from './plugin-events';
 import type { ApiVersion } from './registration-client';
-import { checkDeclaration, type AnyResourceDeclaration, type ResourceDeclaration } from './resource-declaration';
+import {
+  checkDeclaration,
+  type AnyResourceDeclaration,
+  type ResourceDeclaration,
+} from './resource-declaration';
 import { createResourceRuntime, type ResourceRuntime, type ResourceStatus } from './resource-runtime';
 import { socketPath } from './socket-path';
 

@@ -165,12 +165,13 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
     watcherStatus = undefined;
     try {
       await next.bind(socketPath);
-      await waitDialable(socketPath, clock, 10_000);
+      const created = await identity(socketPath);
+      await waitDialable(socketPath, clock, async () => same(await identity(socketPath), created));
+      bound = created;
     } catch (error) {
       await closeServer(0);
       throw error;
     }
-    bound = await identity(socketPath);
     guard();
     setState('serving', `listening on ${socketPath}`);
   };
@@ -247,12 +248,9 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
     }
     while (!stopping) {
       try {
+        // Bind only once the kubelet is there: a starting kubelet deletes every socket in the directory (P-2).
+        if (options.mode === 'kubelet') await waitForKubelet();
         await rebind();
-        if (options.mode === 'kubelet') {
-          await waitForKubelet();
-          // A kubelet that started after we bound deleted every socket (P-2): never register a deleted path.
-          if (!same(await identity(socketPath), bound)) await rebind();
-        }
         setState('registering', reason ?? 'first registration');
         apiVersion = await register();
         guard();
@@ -278,16 +276,17 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
         reason = await waitForDisconnect();
         leftAt = clock.now();
         setState('disconnected', reason);
+        void closeServer(options.shutdownTimeoutMs); // P-21: sever the old stream before anything else
         logger.warn({ resource, reason }, 'registration lost; registering again');
       } catch (error) {
         if (stopping || error instanceof Stopped) break;
         attempt += 1;
         const message = error instanceof Error ? error.message : String(error);
         if (attempt >= options.maxAttempts) {
-          emit({ type: 'gave-up', resource, at: clock.now(), attempts: attempt, message });
-          logger.error({ resource, attempts: attempt, message }, 'giving up registering');
           await closeServer(options.shutdownTimeoutMs);
           setState('stopped', `gave up after ${attempt} attempts: ${message}`);
+          emit({ type: 'gave-up', resource, at: clock.now(), attempts: attempt, message });
+          logger.error({ resource, attempts: attempt, message }, 'giving up registering');
           return;
         }
         const retryInMs = options.backoff(attempt);

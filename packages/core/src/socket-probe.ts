@@ -16,16 +16,21 @@ export function isDialable(path: string, timeoutMs = 1000): Promise<boolean> {
   });
 }
 
-/** Dials `path` until it answers, retrying every `intervalMs`; throws after `timeoutMs` (P-11: serve first). */
+/**
+ * Dials `path` until it answers, retrying every `intervalMs` (P-11: serve first); throws after `timeoutMs`, or at
+ * once when `stillOurs` says the file was deleted or replaced meanwhile (a starting kubelet deletes sockets, P-2).
+ */
 export async function waitDialable(
   path: string,
   clock: Clock,
-  timeoutMs = 10_000,
+  stillOurs: () => Promise<boolean>,
+  timeoutMs = 5000,
   intervalMs = 20,
 ): Promise<void> {
   const deadline = clock.now() + timeoutMs;
   for (;;) {
     if (await isDialable(path, Math.max(1, Math.min(1000, deadline - clock.now())))) return;
+    if (!(await stillOurs())) throw new Error(`own socket ${path} was deleted while starting`);
     if (clock.now() >= deadline) throw new Error(`own socket ${path} is not dialable after ${timeoutMs} ms`);
     await sleep(clock, intervalMs);
   }

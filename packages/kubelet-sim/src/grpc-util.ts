@@ -4,6 +4,7 @@ import {
   type Client,
   Metadata,
   type Server,
+  connectivityState,
   ServerCredentials,
   type ServerErrorResponse,
   type ServiceError,
@@ -95,12 +96,32 @@ export function callUnary<Req, Res>(
   });
 }
 
-/** Waits until a client is connected, as grpc-go's blocking dial does (P-11). */
-export function waitForReady(client: Client, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) =>
-    client.waitForReady(Date.now() + timeoutMs, (err) => (err ? reject(err) : resolve())),
-  );
+/**
+ * Waits until a client is connected, as grpc-go's blocking dial does (P-11). Watches in short slices so that a
+ * closed client leaves no long timer behind (grpc-js keeps the watch timer of a closed channel).
+ */
+export async function waitForReady(client: Client, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const channel = client.getChannel();
+  for (;;) {
+    if (signal?.aborted) throw new Error('dial aborted: the kubelet stopped');
+    const state = channel.getConnectivityState(true);
+    if (state === connectivityState.READY) return;
+    if (state === connectivityState.SHUTDOWN) throw new Error('the channel was shut down');
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new Error('context deadline exceeded');
+    await new Promise<void>((resolve) =>
+      channel.watchConnectivityState(state, Date.now() + Math.min(remaining, 200), () => resolve()),
+    );
+  }
 }
 
-/** Client options of every connection the simulated kubelet opens to a plugin (authority `localhost`, P-11). */
-export const pluginChannelOptions = { 'grpc.default_authority': 'localhost' } as const;
+/**
+ * Client options of every connection the simulated kubelet opens to a plugin (authority `localhost`, P-11).
+ * A private subchannel pool makes each dial fresh, as grpc-go's: a shared subchannel to a socket that was
+ * deleted and bound again would still be in its 1 s reconnect backoff.
+ */
+export const pluginChannelOptions = {
+  'grpc.default_authority': 'localhost',
+  'grpc.use_local_subchannel_pool': 1,
+} as const;

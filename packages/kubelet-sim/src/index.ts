@@ -35,3 +35,8 @@ export { createTestPlugin, defaultTestDevices } from './testing/test-plugin';
 export type { TestPlugin, TestPluginOptions } from './testing/test-plugin';
 export { createFakeClock } from './testing/fake-clock';
 export type { FakeClock } from './testing/fake-clock';
+export { runConformance } from './conformance/run-conformance';
+export type { ConformanceOptions } from './conformance/run-conformance';
+export type { CheckStatus, ConformanceCheck, ConformanceReport } from './conformance/conformance-check';
+export { runCli } from './cli/run-cli';
+export type { CliIo } from './cli/run-cli';

@@ -330,6 +330,15 @@ describe('createKubeletSim', () => {
       );
     });
 
+    it('startContainer calls PreStartContainer again with all the container devices (P-29)', async () => {
+      const s = await start();
+      await registeredPlugin(s);
+      await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      const again = s.waitFor('pre-started');
+      await s.startContainer('p', 'c');
+      expect(await again).toMatchObject({ pod: 'p', container: 'c', deviceIds: ['dev-0', 'dev-1'] });
+    });
+
     it('rejects a count that is not a positive integer', async () => {
       const s = await start();
       await expect(s.admit({ pod: 'p', container: 'c', resource, count: 0 })).rejects.toThrow(RangeError);
@@ -376,12 +385,28 @@ describe('createKubeletSim', () => {
       const s = await start();
       await registeredPlugin(s);
       const restarted = s.waitFor('restarted');
+      const relisted = s.waitFor('devices', (e) => e.healthy.length === 4, 20_000);
       await s.restart({ waitForPlugins: true, timeoutMs: 20_000 });
       await restarted;
       expect(s.resource(resource)?.registered).toBe(true);
-      await s.waitFor('devices', undefined, 20_000).catch(() => undefined);
+      await relisted;
       expect(s.resource(resource)?.capacity).toBe(4);
-      // The pod admitted before the restart still holds its devices (from the checkpoint).
+    });
+    it('keeps admitted pods across a restart from the checkpoint, without a new Allocate (P-5, P-25)', async () => {
+      const s = await start();
+      await registeredPlugin(s, { reregister: 'never' });
+      const before = await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      await s.restart();
+      expect(s.resource(resource)?.allocatable).toBe(0);
+      const after = await s.admit({ pod: 'p', container: 'c', resource, count: 2 });
+      expect(after.deviceIds).toEqual(before.deviceIds);
+      expect(after.response).toEqual(before.response);
+    });
+
+    it('starts empty from a corrupt checkpoint (P-31)', async () => {
+      writeFileSync(join(dir, 'kubelet_internal_checkpoint'), '{"Data": 42');
+      const s = await start();
+      expect(s.resources()).toEqual([]);
     });
   });
 
@@ -416,6 +441,15 @@ describe('createKubeletSim', () => {
       await s.deletePluginSocket(resource);
       expect(existsSync(p.socketPath)).toBe(false);
       await expect(s.deletePluginSocket('example.com/none')).rejects.toThrow(/no plugin socket/);
+    });
+
+    it('stallNext delays GetDevicePluginOptions, so Register answers late (P-11)', async () => {
+      const s = await start();
+      await registeredPlugin(s, { endpoint: 'first.sock' });
+      s.stallNext('getDevicePluginOptions', 300);
+      const started = performance.now();
+      expect(await register(dir, { endpoint: 'first.sock' })).toBeUndefined();
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     });
 
     it('stallNext delays the next ListAndWatch', async () => {

@@ -204,6 +204,8 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   let podResources: PodResourcesServer | undefined;
   /** Bumped by every restart, so that work begun before it is dropped. */
   let generation = 0;
+  /** Aborts dials in flight when the kubelet stops. */
+  let stopping = new AbortController();
   let closed = false;
   let admissionChain: Promise<unknown> = Promise.resolve();
   /** Plugin-watcher sockets and the resource each registered. */
@@ -343,7 +345,12 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   }): Promise<void> => {
     const started = generation;
     const servingAtRegister = await probeSocket(plugin.socketPath);
-    const endpoint = await connectPluginEndpoint(plugin.socketPath, plugin.api, dialTimeoutMs);
+    const endpoint = await connectPluginEndpoint(
+      plugin.socketPath,
+      plugin.api,
+      dialTimeoutMs,
+      stopping.signal,
+    );
     let pluginOptions: DevicePluginOptions;
     try {
       await stall('getDevicePluginOptions');
@@ -523,6 +530,8 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   // P-4: on stop the kubelet disconnects every client and stops its server (unlinking kubelet.sock).
   const stop = async (): Promise<void> => {
     generation += 1;
+    stopping.abort();
+    stopping = new AbortController();
     watcher?.close();
     watcher = undefined;
     watched.clear();

@@ -35,6 +35,7 @@ export async function connectPluginEndpoint(
   socketPath: string,
   apiVersion: PluginApiVersion,
   dialTimeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<PluginEndpoint> {
   const address = `unix://${socketPath}`;
   const insecure = credentials.createInsecure();
@@ -43,7 +44,7 @@ export async function connectPluginEndpoint(
       ? new DevicePluginClient(address, insecure, pluginChannelOptions)
       : new v1alpha.DevicePluginClient(address, insecure, pluginChannelOptions);
   try {
-    await waitForReady(client, dialTimeoutMs);
+    await waitForReady(client, dialTimeoutMs, signal);
   } catch (err) {
     client.close();
     throw new Error(`failed to dial device plugin: ${goErrorString(err)}`, { cause: err });

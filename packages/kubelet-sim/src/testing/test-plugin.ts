@@ -15,14 +15,16 @@ import {
   type DevicePluginOptions,
   type DevicePluginServer,
   DevicePluginService,
+  DevicePluginType,
   Healthy,
   KubeletSocketName,
   type ListAndWatchResponse,
   RegistrationClient,
+  pluginregistration,
   Unhealthy,
   v1alpha,
 } from '@kdp/api';
-import { bindUnix, rpcError, stopServer } from '../grpc-util';
+import { bindUnix, pluginChannelOptions, rpcError, stopServer } from '../grpc-util';
 
 /**
  * Options of {@link createTestPlugin}. The defaults make a well-behaved plugin; each other setting breaks one
@@ -60,6 +62,13 @@ export interface TestPluginOptions {
   readonly preferred?: 'correct' | 'ignore-must-include' | 'wrong-size' | 'unavailable-ids';
   /** How PreStartContainer answers: at once, never, or with an error. */
   readonly preStart?: 'ok' | 'hang' | 'error';
+  /**
+   * Plugin-watcher mode (P-36): serve the socket in this directory with the pluginregistration service as
+   * well, and never call Register; the kubelet finds the socket itself.
+   */
+  readonly pluginsRegistryDir?: string;
+  /** Plugin-watcher GetInfo type; default `DevicePlugin`. */
+  readonly pluginType?: string;
   /** Re-register after a kubelet restart or a dropped stream: at once (default), after a delay in ms, or never. */
   readonly reregister?: 'immediately' | 'never' | number;
 }
@@ -71,6 +80,10 @@ export interface TestPlugin {
   readonly socketPath: string;
   /** Successful Register calls so far. */
   readonly registrations: number;
+  /** The NotifyRegistrationStatus calls received (plugin-watcher mode). */
+  readonly registrationStatus: pluginregistration.RegistrationStatus[];
+  /** Resolves once `count` NotifyRegistrationStatus calls arrived; rejects after `timeoutMs`. */
+  statusReceived(count: number, timeoutMs?: number): Promise<pluginregistration.RegistrationStatus[]>;
   /** Replaces the device list and sends it on every open stream. */
   setDevices(devices: Device[]): void;
   /** Stops serving, unlinks the socket and stops re-registering (what a plugin does on SIGTERM). */
@@ -98,7 +111,9 @@ const emptyResponse = (ids: readonly string[]): ContainerAllocateResponse => ({
 export async function createTestPlugin(options: TestPluginOptions): Promise<TestPlugin> {
   const resource = options.resource ?? 'example.com/dev';
   const endpoint = options.endpoint ?? `tp-${randomBytes(4).toString('hex')}.sock`;
-  const socketPath = join(options.dir, endpoint);
+  const socketPath = join(options.pluginsRegistryDir ?? options.dir, endpoint);
+  const registrationStatus: pluginregistration.RegistrationStatus[] = [];
+  const statusWaiters = new Set<() => void>();
   const kubeletSocket = join(options.dir, KubeletSocketName);
   const pluginOptions = options.options ?? { preStartRequired: true, getPreferredAllocationAvailable: true };
   const reregister = options.reregister ?? 'immediately';
@@ -196,8 +211,41 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     const next = new Server();
     if (options.api === 'v1alpha2') next.addService(v1alpha.DevicePluginService, v1alphaImplementation);
     else next.addService(DevicePluginService, implementation);
+    if (options.pluginsRegistryDir !== undefined) {
+      next.addService(pluginregistration.RegistrationService, {
+        getInfo: (_call, callback) =>
+          callback(null, {
+            type: options.pluginType ?? DevicePluginType,
+            name: resource,
+            endpoint: '',
+            supportedVersions: [options.version ?? 'v1beta1'],
+          }),
+        notifyRegistrationStatus: (call, callback) => {
+          registrationStatus.push(call.request);
+          callback(null, {});
+          for (const waiter of [...statusWaiters]) waiter();
+        },
+      } satisfies pluginregistration.RegistrationServer);
+    }
     await bindUnix(next, socketPath);
+    if (stopped) {
+      await stopServer(next);
+      return;
+    }
     server = next;
+  };
+
+  let rebinding: Promise<void> | undefined;
+  /** Binds again when the socket file was deleted (a kubelet restart, P-2), before any Register. */
+  const ensureServing = (): Promise<void> => {
+    if (server === undefined || existsSync(socketPath)) return rebinding ?? Promise.resolve();
+    rebinding ??= (async () => {
+      await stopServing();
+      await serve();
+    })().finally(() => {
+      rebinding = undefined;
+    });
+    return rebinding;
   };
 
   const stopServing = async (): Promise<void> => {
@@ -214,7 +262,11 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
       const done = (err: ServiceError | null): void => (err ? reject(err) : resolve());
       const deadline = { deadline: Date.now() + 15_000 };
       if (options.api === 'v1alpha2') {
-        const client = new v1alpha.RegistrationClient(address, credentials.createInsecure());
+        const client = new v1alpha.RegistrationClient(
+          address,
+          credentials.createInsecure(),
+          pluginChannelOptions,
+        );
         client.register(
           { version: options.version ?? 'v1alpha2', endpoint, resourceName: resource },
           new Metadata(),
@@ -226,7 +278,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
         );
         return;
       }
-      const client = new RegistrationClient(address, credentials.createInsecure());
+      const client = new RegistrationClient(address, credentials.createInsecure(), pluginChannelOptions);
       client.register(
         {
           version: options.version ?? 'v1beta1',
@@ -245,7 +297,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
 
   /** Registers, retrying until the kubelet accepts (it may not be up yet). */
   const register = async (): Promise<void> => {
-    if (registering) return;
+    if (registering || options.pluginsRegistryDir !== undefined) return;
     registering = true;
     try {
       while (!stopped && needsRegister) {
@@ -253,6 +305,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
         try {
           if (!existsSync(kubeletSocket)) throw new Error('kubelet.sock missing');
           kubeletInode = statSync(kubeletSocket).ino;
+          await ensureServing();
           await registerOnce();
           registrations += 1;
         } catch {
@@ -287,13 +340,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     }
     if (!ownGone && !kubeletChanged) return;
     kubeletInode = undefined;
-    void (async () => {
-      if (ownGone) {
-        await stopServing();
-        await serve();
-      }
-      scheduleRegister();
-    })();
+    void ensureServing().then(scheduleRegister);
   }, 100);
   poll.unref();
 
@@ -312,6 +359,24 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     get registrations() {
       return registrations;
     },
+    registrationStatus,
+    statusReceived: (count, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (registrationStatus.length < count) return;
+          statusWaiters.delete(check);
+          clearTimeout(timer);
+          resolve([...registrationStatus]);
+        };
+        const timer = setTimeout(() => {
+          statusWaiters.delete(check);
+          reject(
+            new Error(`test plugin: ${count} registration status call(s) not received in ${timeoutMs} ms`),
+          );
+        }, timeoutMs);
+        statusWaiters.add(check);
+        check();
+      }),
     setDevices: (next) => {
       devices = next;
       for (const stream of streams) stream.write({ devices });

@@ -1,0 +1,87 @@
+import type { Device } from '@kdp/api';
+import type { SimEvent } from '../sim-events';
+
+/** Turns simulator events into readable table lines, remembering each resource's last list to show changes. */
+export interface EventFormatter {
+  /** The header line of the table. */
+  readonly header: string;
+  /** Lines for one event (none for events not worth a line). */
+  format(event: SimEvent): string[];
+}
+
+const time = (at: number): string => new Date(at).toISOString().slice(11, 23);
+const row = (at: number, type: string, resource: string, details: string): string =>
+  `${time(at)}  ${type.padEnd(17)} ${resource.padEnd(24)} ${details}`;
+const indent = ' '.repeat(12 + 2 + 18 + 25);
+const numa = (d: Device): string => {
+  const nodes = d.topology?.nodes.map((n) => n.ID) ?? [];
+  return nodes.length === 0 ? '-' : nodes.join(',');
+};
+const who = (e: { namespace: string; pod: string; container: string }): string =>
+  `${e.namespace}/${e.pod}/${e.container}`;
+
+/** Creates a formatter for `kubelet-sim serve`'s table output. */
+export function createEventFormatter(): EventFormatter {
+  const last = new Map<string, Map<string, string>>();
+  const devices = (event: Extract<SimEvent, { type: 'devices' }>): string[] => {
+    const before = last.get(event.resource);
+    const now = new Map(event.devices.map((d) => [d.ID, d.health]));
+    last.set(event.resource, now);
+    const summary = `${now.size} devices: ${event.healthy.length} healthy, ${event.unhealthy.length} unhealthy`;
+    const sameIds =
+      before !== undefined && before.size === now.size && [...now.keys()].every((id) => before.has(id));
+    if (!sameIds) {
+      return [
+        row(event.at, event.type, event.resource, summary),
+        ...event.devices.map(
+          (d) => `${indent}${d.ID.padEnd(20)} ${JSON.stringify(d.health).padEnd(12)} numa=${numa(d)}`,
+        ),
+      ];
+    }
+    const changes = [...now].filter(([id, health]) => before.get(id) !== health);
+    if (changes.length === 0) return [row(event.at, event.type, event.resource, `${summary} (no change)`)];
+    return [
+      row(event.at, 'health-changed', event.resource, summary),
+      ...changes.map(([id, health]) => `${indent}${id}: ${before.get(id) ?? '?'} -> ${health}`),
+    ];
+  };
+  return {
+    header: `${'TIME'.padEnd(12)}  ${'EVENT'.padEnd(17)} ${'RESOURCE'.padEnd(24)} DETAILS`,
+    format(event) {
+      switch (event.type) {
+        case 'registered':
+          return [
+            row(
+              event.at,
+              event.type,
+              event.resource,
+              `endpoint=${event.endpoint} version=${event.version} via=${event.via} ` +
+                `preStartRequired=${event.options.preStartRequired} ` +
+                `getPreferredAllocationAvailable=${event.options.getPreferredAllocationAvailable}`,
+            ),
+          ];
+        case 'register-rejected':
+          return [row(event.at, event.type, event.resource, event.message)];
+        case 'devices':
+          return devices(event);
+        case 'stream-ended':
+          last.delete(event.resource);
+          return [
+            row(event.at, event.type, event.resource, `${event.reason}; every device is now unhealthy`),
+          ];
+        case 'resource-removed':
+          return [row(event.at, event.type, event.resource, 'grace period over')];
+        case 'allocated':
+          return [row(event.at, event.type, event.resource, `${who(event)}: ${event.deviceIds.join(',')}`)];
+        case 'admission-failed':
+          return [row(event.at, event.type, event.resource, `${who(event)}: ${event.message}`)];
+        case 'pre-started':
+          return [row(event.at, event.type, event.resource, who(event))];
+        case 'restarted':
+          return [row(event.at, event.type, '-', 'kubelet.sock served again')];
+        case 'checkpoint-written':
+          return [];
+      }
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import fc from 'fast-check';
+import { parseArgs, UsageError } from './parse-args';
+
+describe('parseArgs', () => {
+  it('parses serve and check', () => {
+    expect(parseArgs(['serve', '--dir', '/d', '--json', '--pod-resources-socket=/p.sock'])).toEqual({
+      command: 'serve',
+      dir: '/d',
+      json: true,
+      acceptV1alpha: false,
+      podResourcesSocket: '/p.sock',
+    });
+    expect(
+      parseArgs(['check', '--dir=/d', '--resource', 'a.com/b', '--pid', '42', '--restarts', '0']),
+    ).toEqual({
+      command: 'check',
+      dir: '/d',
+      json: false,
+      resource: 'a.com/b',
+      pid: 42,
+      restarts: 0,
+      timeoutSeconds: 30,
+    });
+    expect(parseArgs([])).toEqual({ command: 'help' });
+    expect(parseArgs(['check', '--help'])).toEqual({ command: 'help' });
+    expect(parseArgs(['--version'])).toEqual({ command: 'version' });
+  });
+
+  it.each([
+    [['frobnicate'], 'unknown command "frobnicate"; expected serve or check'],
+    [['serve'], 'serve needs --dir DIR'],
+    [['check', '--dir'], '--dir needs a value'],
+    [['check', '--dir', 'a', '--dir', 'b'], '--dir given twice'],
+    [['check', '--dir', 'a', '--pid', '0'], '--pid needs an integer of at least 1, got "0"'],
+    [['check', '--dir', 'a', '--restarts', '-1'], '--restarts needs an integer of at least 0, got "-1"'],
+    [['serve', '--dir', 'a', '--pid', '3'], 'unknown flag "--pid" for serve'],
+    [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
+  ])('rejects %j', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(new UsageError(message));
+  });
+
+  it('never throws anything but a UsageError', () => {
+    const token = fc.oneof(
+      fc.constantFrom(
+        'serve',
+        'check',
+        '--dir',
+        '--json',
+        '--pid',
+        '--restarts',
+        '--resource',
+        '--timeout',
+        '=',
+        '--dir=',
+      ),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 8 }), (argv) => {
+        try {
+          parseArgs(argv);
+        } catch (err) {
+          expect(err).toBeInstanceOf(UsageError);
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,120 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleEntry } from '../testing/bundle-entry';
+import { createTestPlugin, type TestPlugin } from '../testing/test-plugin';
+import { runCli } from './run-cli';
+
+jest.setTimeout(60_000);
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('kubelet-sim CLI', () => {
+  let main: string;
+  let dir: string;
+  let plugin: TestPlugin | undefined;
+  beforeAll(() => {
+    // The same bundle as the `build` target, built where the test can find it.
+    main = bundleEntry(join(__dirname, '../main.ts'), 'main.js');
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ks-cli-'));
+  });
+  afterEach(async () => {
+    await plugin?.stop();
+    plugin = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const run = (args: string[]): Promise<Result> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [main, ...args], { timeout: 50_000 }, (err, stdout, stderr) =>
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : null, stdout, stderr }),
+      );
+    });
+
+  it('check passes a well-behaved plugin with exit code 0', async () => {
+    const result = run(['check', '--dir', dir, '--timeout', '20']);
+    plugin = await createTestPlugin({ dir });
+    const { code, stdout } = await result;
+    expect(stdout).toMatch(/^PASS {2}registers +example\.com\/dev at tp-/m);
+    expect(stdout).toMatch(/^PASS {2}reregister-after-restart +after \d+ ms$/m);
+    expect(stdout).toMatch(/^PASS: 14 checks, 14 passed, 0 warned, 0 failed \(example\.com\/dev\)$/m);
+    expect(code).toBe(0);
+  });
+
+  it('check fails a broken plugin with exit code 1 and the reason', async () => {
+    const result = run(['check', '--dir', dir, '--json']);
+    plugin = await createTestPlugin({ dir, allocate: 'single' });
+    const { code, stdout } = await result;
+    const report = JSON.parse(stdout);
+    expect(report.ok).toBe(false);
+    expect(report.checks).toContainEqual(
+      expect.objectContaining({
+        id: 'allocate-per-request',
+        status: 'fail',
+        reason: expect.stringMatching(/got 1 container responses/),
+      }),
+    );
+    expect(code).toBe(1);
+  });
+
+  it('exits 2 on a usage error', async () => {
+    const { code, stderr } = await run(['check', '--dir', dir, '--pid', 'x']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^kubelet-sim: --pid needs an integer of at least 1, got "x"/);
+  });
+
+  it('serve shows a registration and its device list live, and stops on SIGINT', async () => {
+    const child: ChildProcess = spawn(process.execPath, [main, 'serve', '--dir', dir], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const seen = (pattern: RegExp): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`serve never printed ${pattern}; got:\n${out}`)),
+          30_000,
+        );
+        const check = (): void => {
+          if (!pattern.test(out)) return;
+          clearTimeout(timer);
+          child.stdout?.off('data', onData);
+          resolve();
+        };
+        const onData = (chunk: Buffer): void => {
+          out += chunk.toString();
+          check();
+        };
+        child.stdout?.on('data', onData);
+        check();
+      });
+    try {
+      await seen(/^TIME {10}EVENT/m);
+      plugin = await createTestPlugin({ dir, endpoint: 'cli.sock' });
+      await seen(/dev-3 +"Healthy" +numa=1/);
+      expect(out).toMatch(/registered +example\.com\/dev +endpoint=cli\.sock version=v1beta1 via=register/);
+      expect(out).toMatch(/devices +example\.com\/dev +4 devices: 4 healthy, 0 unhealthy/);
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('runCli prints usage for --help in-process', async () => {
+    let text = '';
+    const code = await runCli(['--help'], {
+      stdout: { write: (s: string) => (text += s) },
+      stderr: { write: () => true },
+    });
+    expect(code).toBe(0);
+    expect(text).toContain('kubelet-sim check --dir DIR');
+  });
+});

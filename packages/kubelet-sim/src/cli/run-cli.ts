@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import { KubeletSocketName } from '@kdp/api';
+import { runConformance } from '../conformance/run-conformance';
+import type { ConformanceCheck } from '../conformance/conformance-check';
+import { createKubeletSim } from '../kubelet-sim';
+import type { SimEvent } from '../sim-events';
+import { createEventFormatter } from './format-event';
+import { type CheckArgs, parseArgs, type ServeArgs, usage, UsageError } from './parse-args';
+
+/** Where the CLI writes, and the signal that ends `serve`. */
+export interface CliIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Aborting it stops `serve` (main wires SIGINT and SIGTERM to it). */
+  readonly signal?: AbortSignal;
+}
+
+/** The package version `--version` prints. */
+const version = '0.1.0';
+
+/** Runs `kubelet-sim` with the arguments after the binary name; resolves with the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    io.stderr.write(`kubelet-sim: ${err.message}\n\n${usage}`);
+    return 2;
+  }
+  try {
+    switch (args.command) {
+      case 'help':
+        io.stdout.write(usage);
+        return 0;
+      case 'version':
+        io.stdout.write(`${version}\n`);
+        return 0;
+      case 'serve':
+        return await serve(args, io);
+      case 'check':
+        return await check(args, io);
+    }
+  } catch (err) {
+    io.stderr.write(`kubelet-sim: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+async function serve(args: ServeArgs, io: CliIo): Promise<number> {
+  const sim = await createKubeletSim({
+    dir: args.dir,
+    ...(args.podResourcesSocket === undefined ? {} : { podResourcesSocket: args.podResourcesSocket }),
+    ...(args.pluginsRegistryDir === undefined ? {} : { pluginsRegistryDir: args.pluginsRegistryDir }),
+    acceptedApis: args.acceptV1alpha ? ['v1beta1', 'v1alpha2'] : ['v1beta1'],
+  });
+  const banner =
+    `kubelet-sim: serving Registration (${args.acceptV1alpha ? 'v1beta1, v1alpha2' : 'v1beta1'}) on ` +
+    `${join(args.dir, KubeletSocketName)}` +
+    (args.podResourcesSocket === undefined ? '' : `, pod-resources on ${args.podResourcesSocket}`) +
+    (args.pluginsRegistryDir === undefined ? '' : `, watching ${args.pluginsRegistryDir}`) +
+    '; Ctrl-C stops\n';
+  io.stderr.write(banner);
+  const formatter = createEventFormatter();
+  if (!args.json) io.stdout.write(`${formatter.header}\n`);
+  const print = (event: SimEvent): void => {
+    if (args.json) {
+      if (event.type !== 'checkpoint-written') io.stdout.write(`${JSON.stringify(event)}\n`);
+      return;
+    }
+    for (const line of formatter.format(event)) io.stdout.write(`${line}\n`);
+  };
+  sim.events.on('event', print);
+  try {
+    await new Promise<void>((resolve) => {
+      if (io.signal === undefined) return;
+      if (io.signal.aborted) resolve();
+      io.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  } finally {
+    sim.events.off('event', print);
+    await sim.close();
+  }
+  return 0;
+}
+
+const label: Readonly<Record<ConformanceCheck['status'], string>> = {
+  pass: 'PASS',
+  fail: 'FAIL',
+  warn: 'WARN',
+};
+
+async function check(args: CheckArgs, io: CliIo): Promise<number> {
+  if (!args.json) {
+    io.stdout.write(
+      `kubelet-sim check: waiting up to ${args.timeoutSeconds} s for a plugin to register in ${args.dir}\n`,
+    );
+  }
+  const report = await runConformance({
+    dir: args.dir,
+    restarts: args.restarts,
+    registrationTimeoutMs: args.timeoutSeconds * 1000,
+    ...(args.resource === undefined ? {} : { resource: args.resource }),
+    ...(args.pid === undefined ? {} : { pid: args.pid }),
+    ...(args.json
+      ? {}
+      : {
+          onCheck: (c: ConformanceCheck) =>
+            io.stdout.write(`${label[c.status]}  ${c.id.padEnd(30)} ${c.reason}\n`),
+        }),
+  });
+  if (args.json) {
+    io.stdout.write(`${JSON.stringify(report)}\n`);
+  } else {
+    const count = (s: ConformanceCheck['status']): number =>
+      report.checks.filter((c) => c.status === s).length;
+    io.stdout.write(
+      `${report.ok ? 'PASS' : 'FAIL'}: ${report.checks.length} checks, ${count('pass')} passed, ` +
+        `${count('warn')} warned, ${count('fail')} failed${report.resource === undefined ? '' : ` (${report.resource})`}\n`,
+    );
+  }
+  return report.ok ? 0 : 1;
+}

@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKubeletSim, type KubeletSim } from './kubelet-sim';
+import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
+
+describe('plugin-watcher mode (P-36)', () => {
+  let root: string;
+  let registry: string;
+  let sim: KubeletSim;
+  const plugins: TestPlugin[] = [];
+  const plugin = async (
+    options: Omit<TestPluginOptions, 'dir' | 'pluginsRegistryDir'> = {},
+  ): Promise<TestPlugin> => {
+    const p = await createTestPlugin({ dir: join(root, 'dp'), pluginsRegistryDir: registry, ...options });
+    plugins.push(p);
+    return p;
+  };
+
+  beforeEach(async () => {
+    root = mkdtempSync(join(tmpdir(), 'ks-w-'));
+    registry = join(root, 'reg');
+    sim = await createKubeletSim({ dir: join(root, 'dp'), pluginsRegistryDir: registry });
+  });
+  afterEach(async () => {
+    for (const p of plugins.splice(0)) await p.stop();
+    await sim.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('registers a socket that appears: GetInfo, connect, NotifyRegistrationStatus, ListAndWatch', async () => {
+    const registered = sim.waitFor('registered');
+    const devices = sim.waitFor('devices');
+    const p = await plugin();
+    expect(await registered).toMatchObject({
+      resource: 'example.com/dev',
+      via: 'plugin-watcher',
+      endpoint: p.socketPath,
+    });
+    expect((await devices).healthy).toHaveLength(4);
+    expect(await p.statusReceived(1)).toEqual([{ pluginRegistered: true, error: '' }]);
+    expect(sim.resource('example.com/dev')?.registered).toBe(true);
+  });
+
+  it.each<[string, Omit<TestPluginOptions, 'dir'>, string]>([
+    [
+      'an invalid name',
+      { resource: 'dev' },
+      'invalid name of device plugin socket: the ResourceName "dev" is invalid',
+    ],
+    [
+      'no supported version',
+      { version: 'v1' },
+      'manager version, v1beta1, is not among plugin supported versions [v1]',
+    ],
+    ['another plugin type', { pluginType: 'CSIPlugin' }, 'no handler registered for plugin type: CSIPlugin'],
+  ])('rejects %s with the kubelet message and notifies the plugin', async (_name, options, message) => {
+    const rejected = sim.waitFor('register-rejected');
+    const p = await plugin(options);
+    expect((await rejected).message).toBe(message);
+    expect(await p.statusReceived(1)).toEqual([{ pluginRegistered: false, error: message }]);
+  });
+
+  it('ignores sockets whose name starts with a dot', async () => {
+    const registered = sim.waitFor('registered');
+    await plugin({ endpoint: '.hidden.sock', resource: 'example.com/hidden' });
+    await plugin({ endpoint: 'shown.sock', resource: 'example.com/shown' });
+    expect((await registered).resource).toBe('example.com/shown');
+    expect(sim.resource('example.com/hidden')).toBeUndefined();
+  });
+
+  it('deregisters the plugin when its socket is removed', async () => {
+    const devices = sim.waitFor('devices');
+    const p = await plugin();
+    await devices;
+    const ended = sim.waitFor('stream-ended');
+    rmSync(p.socketPath);
+    expect((await ended).reason).toBe('plugin-watcher socket removed');
+    expect(sim.resource('example.com/dev')).toMatchObject({ registered: false, allocatable: 0 });
+  });
+});
