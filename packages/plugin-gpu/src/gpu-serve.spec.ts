@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
@@ -19,6 +19,7 @@ describe('gpu-device-plugin serve against kubelet-sim', () => {
   let dir: string;
   let sim: KubeletSim;
   let plugin: SpawnedPlugin;
+  let cdiDir: string;
   const resource = 'nvidia.com/gpu';
   const gpu1 = NVIDIA_UUIDS['0000:04:00.0'];
   const gpu2 = NVIDIA_UUIDS['0000:83:00.0'];
@@ -28,10 +29,23 @@ describe('gpu-device-plugin serve against kubelet-sim', () => {
     fixture = buildNvidiaMachine();
     dir = mkdtempSync(join(tmpdir(), 'kdp-gs-'));
     const config = join(fixture.base, 'gpu.yaml');
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\nhealth:\n  pollIntervalMs: 500\n');
+    writeFileSync(
+      config,
+      'nvidia:\n  passDeviceSpecs: true\n  deviceListStrategy: [envvar, cdi]\nhealth:\n  pollIntervalMs: 500\n',
+    );
+    cdiDir = join(fixture.base, 'cdi');
     sim = await createKubeletSim({ dir });
     const registered = sim.waitFor('registered', (e) => e.resource === resource, 30_000);
-    plugin = spawnPlugin(['serve', ...rootFlags(fixture), '--device-plugin-dir', dir, '--config', config]);
+    plugin = spawnPlugin([
+      'serve',
+      ...rootFlags(fixture),
+      '--device-plugin-dir',
+      dir,
+      '--config',
+      config,
+      '--cdi-dir',
+      cdiDir,
+    ]);
     await registered;
     await sim
       .waitFor('devices', (e) => e.resource === resource && e.healthy.length === 5, 30_000)
@@ -68,7 +82,32 @@ describe('gpu-device-plugin serve against kubelet-sim', () => {
     expect(admission.response.devices.map((d) => d.hostPath)).toEqual(
       expect.arrayContaining(['/dev/nvidiactl', '/dev/nvidia-uvm']),
     );
+    expect(admission.response.cdiDevices.map((d) => d.name).sort()).toEqual(
+      admission.deviceIds.map((id) => `k8s.device-plugin.nvidia.com/gpu=${id.replaceAll('/', ':')}`).sort(),
+    );
     sim.release('p1');
+  });
+
+  it('writes a CDI spec with every GPU and the shared control nodes', () => {
+    const spec = JSON.parse(
+      readFileSync(join(cdiDir, 'kdp-k8s.device-plugin.nvidia.com-gpu.json'), 'utf8'),
+    ) as {
+      kind: string;
+      devices: Array<{ name: string; containerEdits: { deviceNodes: Array<{ path: string }> } }>;
+      containerEdits: { deviceNodes: Array<{ path: string }> };
+    };
+    expect(spec.kind).toBe('k8s.device-plugin.nvidia.com/gpu');
+    expect(spec.devices.map((d) => d.name)).toContain(gpu1);
+    expect(spec.devices.find((d) => d.name === gpu1)?.containerEdits.deviceNodes).toEqual([
+      { path: '/dev/nvidia1' },
+    ]);
+    expect(spec.devices.find((d) => d.name.startsWith('MIG-'))?.containerEdits.deviceNodes).toHaveLength(3);
+    expect(spec.containerEdits.deviceNodes.map((n) => n.path)).toEqual([
+      '/dev/nvidiactl',
+      '/dev/nvidia-uvm',
+      '/dev/nvidia-uvm-tools',
+      '/dev/nvidia-modeset',
+    ]);
   });
 
   it('a device node removed and restored: Unhealthy, then Healthy again, each seen by the kubelet promptly', async () => {
