@@ -181,3 +181,35 @@ describe('gpu-device-plugin serve against kubelet-sim', () => {
     expect(existsSync(join(dir, endpoint))).toBe(false);
   });
 });
+
+describe('gpu-device-plugin serve before the kubelet is up', () => {
+  it('stays up waiting for kubelet.sock, then registers when the kubelet starts', async () => {
+    buildBundle();
+    const fixture = buildNvidiaMachine();
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-gw-'));
+    const plugin = spawnPlugin(['serve', ...rootFlags(fixture), '--device-plugin-dir', dir]);
+    let sim: KubeletSim | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "waiting" log: ${plugin.stderr()}`)), 30_000);
+        const check = (): void => {
+          if (!plugin.stderr().includes('waiting for the kubelet socket')) return;
+          clearTimeout(timer);
+          plugin.child.stderr?.off('data', check);
+          resolve();
+        };
+        plugin.child.stderr?.on('data', check);
+        check();
+      });
+      sim = await createKubeletSim({ dir });
+      const registered = await sim.waitFor('registered', (e) => e.resource === 'nvidia.com/gpu', 30_000);
+      expect(registered.resource).toBe('nvidia.com/gpu');
+      expect(await plugin.stop()).toBe(0);
+    } finally {
+      await plugin.stop();
+      await sim?.close();
+      fixture.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
