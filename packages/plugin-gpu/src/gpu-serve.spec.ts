@@ -6,7 +6,7 @@ import { DevicePluginClient } from '@kdp/api';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { addDevNode } from './testing/gpu-fixture';
-import { buildNvidiaMachine, NVIDIA_UUIDS } from './testing/gpu-machines';
+import { AMD_GPUS, buildAmdMachine, buildNvidiaMachine, NVIDIA_UUIDS } from './testing/gpu-machines';
 import { rootFlags } from './testing/run-cli';
 import { buildBundle, spawnPlugin, type SpawnedPlugin } from './testing/spawn-plugin';
 
@@ -208,6 +208,55 @@ describe('gpu-device-plugin serve before the kubelet is up', () => {
     } finally {
       await plugin.stop();
       await sim?.close();
+      fixture.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('gpu-device-plugin serve on a configuration change', () => {
+  it('re-creates the resources with the new configuration; a bad version keeps the running one', async () => {
+    buildBundle();
+    const fixture = buildAmdMachine();
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-gr-'));
+    const config = join(fixture.base, 'gpu.yaml');
+    writeFileSync(config, 'sharing:\n  replicas: 1\n');
+    const sim = await createKubeletSim({ dir });
+    const first = sim.waitFor(
+      'devices',
+      (e) => e.resource === 'amd.com/gpu' && e.healthy.length === 4,
+      30_000,
+    );
+    const plugin = spawnPlugin([
+      'serve',
+      ...rootFlags(fixture),
+      '--device-plugin-dir',
+      dir,
+      '--config',
+      config,
+    ]);
+    try {
+      await first;
+      const bad = new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (plugin.stderr().includes('keeping the running configuration')) resolve();
+        };
+        plugin.child.stderr?.on('data', check);
+      });
+      writeFileSync(config, 'sharing:\n  replicas: nope\n');
+      await bad;
+      const replicas = sim.waitFor(
+        'devices',
+        (e) => e.resource === 'amd.com/gpu' && e.healthy.length === 8,
+        30_000,
+      );
+      writeFileSync(config, 'sharing:\n  replicas: 2\n');
+      const event = await replicas;
+      expect(event.healthy).toContain(`${AMD_GPUS.a}::1`);
+      expect(await plugin.stop()).toBe(0);
+    } finally {
+      await plugin.stop();
+      await sim.close();
       fixture.remove();
       rmSync(dir, { recursive: true, force: true });
     }
