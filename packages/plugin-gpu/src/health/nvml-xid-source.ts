@@ -107,7 +107,6 @@ function addressOf(koffi: KoffiLike, pointer: unknown): bigint {
 
 function bind(library: string) {
   // Loaded only here, so that a machine without NVIDIA never touches the native module.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const koffi = require('koffi') as KoffiLike;
   const lib = koffi.load(library);
   koffi.pointer('nvmlDevice_t', koffi.opaque());

@@ -26,6 +26,8 @@ export function buildBundle(): void {
 export interface SpawnedPlugin {
   readonly child: ChildProcess;
   stderr(): string;
+  /** Resolves with the exit code (null when a signal ended it) once the process has exited. */
+  readonly exited: Promise<number | null>;
   /** SIGTERM (if still running) and wait for the exit code. */
   stop(): Promise<number | null>;
 }
@@ -39,6 +41,7 @@ export function spawnPlugin(args: readonly string[]): SpawnedPlugin {
   return {
     child,
     stderr: () => stderr,
+    exited,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
