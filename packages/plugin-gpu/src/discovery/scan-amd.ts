@@ -1,7 +1,7 @@
 import type { PciDevice } from '@kdp/topology';
 import type { Gpu } from './gpu';
 import { KFD_LINK_XGMI, type KfdTopology } from './read-kfd-topology';
-import { drmNodes, exclude, nodeProblems, numaOf, type ScanContext } from './scan-context';
+import { boundToDriver, drmNodes, exclude, nodeProblems, numaOf, type ScanContext } from './scan-context';
 
 /**
  * One AMD PCI function bound to amdgpu: its KFD topology node (by location_id), /dev/kfd, and its
@@ -12,16 +12,7 @@ export async function scanAmd(
   pci: PciDevice,
   kfd: KfdTopology | undefined,
 ): Promise<Gpu[]> {
-  if (pci.driver !== 'amdgpu') {
-    exclude(
-      ctx,
-      pci,
-      pci.driver === undefined
-        ? 'no driver bound (amdgpu is not loaded for this GPU)'
-        : `bound to ${pci.driver}, not amdgpu`,
-    );
-    return [];
-  }
+  if (!boundToDriver(ctx, pci, ['amdgpu'], 'amdgpu is not loaded for this GPU')) return [];
   if (kfd === undefined) {
     exclude(ctx, pci, '/sys/class/kfd is absent (the amdgpu compute driver, KFD, is not loaded)');
     return [];

@@ -44,3 +44,21 @@ export async function drmNodes(
   const render = names.find((name) => /^renderD\d{1,5}$/.test(name));
   return { ...(card !== undefined ? { card } : {}), ...(render !== undefined ? { render } : {}) };
 }
+
+/** True when the PCI function is bound to one of `drivers`; otherwise excludes it with the reason. */
+export function boundToDriver(
+  ctx: ScanContext,
+  pci: PciDevice,
+  drivers: readonly string[],
+  notLoaded: string,
+): boolean {
+  if (pci.driver !== undefined && drivers.includes(pci.driver)) return true;
+  exclude(
+    ctx,
+    pci,
+    pci.driver === undefined
+      ? `no driver bound (${notLoaded})`
+      : `bound to ${pci.driver}, not ${drivers.join(' or ')}`,
+  );
+  return false;
+}

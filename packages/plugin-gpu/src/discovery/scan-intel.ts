@@ -1,22 +1,23 @@
 import type { PciDevice } from '@kdp/topology';
 import type { Gpu, GpuMount } from './gpu';
-import { drmNodes, exclude, nodeProblems, numaOf, presentNodes, type ScanContext } from './scan-context';
+import {
+  boundToDriver,
+  drmNodes,
+  exclude,
+  nodeProblems,
+  numaOf,
+  presentNodes,
+  type ScanContext,
+} from './scan-context';
 
 /**
  * One Intel PCI function bound to i915 or xe: /dev/dri/cardN and renderDN, plus read-only mounts of the
  * /dev/dri/by-path links where present (as Intel's plugin gives). A PF with VFs enabled is not advertised.
  */
 export async function scanIntel(ctx: ScanContext, pci: PciDevice): Promise<Gpu[]> {
-  if (pci.driver !== 'i915' && pci.driver !== 'xe') {
-    exclude(
-      ctx,
-      pci,
-      pci.driver === undefined
-        ? 'no driver bound (neither i915 nor xe is loaded for this GPU)'
-        : `bound to ${pci.driver}, not i915 or xe`,
-    );
-    return [];
-  }
+  const driver = pci.driver;
+  if (!boundToDriver(ctx, pci, ['i915', 'xe'], 'neither i915 nor xe is loaded for this GPU')) return [];
+  if (driver !== 'i915' && driver !== 'xe') return [];
   if (pci.sriov !== undefined && pci.sriov.numVfs > 0) {
     exclude(
       ctx,
@@ -42,7 +43,7 @@ export async function scanIntel(ctx: ScanContext, pci: PciDevice): Promise<Gpu[]
   const model = `Intel GPU ${pci.device ?? ''}`.trim();
   return [
     {
-      kind: pci.driver,
+      kind: driver,
       id: pci.address,
       pciAddress: pci.address,
       model,
@@ -55,7 +56,7 @@ export async function scanIntel(ctx: ScanContext, pci: PciDevice): Promise<Gpu[]
         vendor: '0x8086',
         model,
         ...(pci.device !== undefined ? { device: pci.device } : {}),
-        driver: pci.driver,
+        driver,
         card: drm.card,
       },
       problems: await nodeProblems(ctx, deviceNodes),

@@ -2,7 +2,7 @@ import type { PciDevice } from '@kdp/topology';
 import type { Gpu } from './gpu';
 import { parseDeviceFileMinor, parseMigMinors, type MigMinors } from './parse-mig-minors';
 import { parseNvidiaInformation } from './parse-nvidia-information';
-import { exclude, nodeProblems, numaOf, presentNodes, type ScanContext } from './scan-context';
+import { boundToDriver, exclude, nodeProblems, numaOf, presentNodes, type ScanContext } from './scan-context';
 
 /** Control nodes every NVIDIA container needs (missing = unhealthy). */
 const REQUIRED_SHARED = ['/dev/nvidiactl'];
@@ -24,16 +24,7 @@ export async function scanNvidia(
   pci: PciDevice,
   migMinors: MigMinors | undefined,
 ): Promise<Gpu[]> {
-  if (pci.driver !== 'nvidia') {
-    exclude(
-      ctx,
-      pci,
-      pci.driver === undefined
-        ? 'no driver bound (the nvidia driver is not loaded for this GPU)'
-        : `bound to ${pci.driver}, not nvidia`,
-    );
-    return [];
-  }
+  if (!boundToDriver(ctx, pci, ['nvidia'], 'the nvidia driver is not loaded for this GPU')) return [];
   const infoPath = `driver/nvidia/gpus/${pci.address}/information`;
   const text = await ctx.procfs.read(infoPath);
   if (text === undefined) {
