@@ -4,7 +4,7 @@
 //   type:core     the plugin lifecycle                 -> api, util
 //   type:testing  kubelet-sim (tests core, so no core) -> api
 //   type:app      standalone agents (monitor)          -> api, util
-//   type:plugin   one per device family (+ scope:<d>)  -> core, api, util; tests also testing
+//   type:plugin   one per device family (+ scope:<d>)  -> core, api, util; tests/benchmarks also testing
 //   type:tool     tools/: may use anything; nothing may import it
 // No plugin can import another plugin: plugins are not among what type:plugin may depend on.
 import nx from '@nx/eslint-plugin';
@@ -52,8 +52,8 @@ export default [
     },
   },
   {
-    // Tests (and only tests) may drive code with the kubelet simulator.
-    files: ['**/*.spec.ts'],
+    // Tests and benchmarks (and nothing else) may drive code with the kubelet simulator.
+    files: ['**/*.spec.ts', '**/bench/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(['type:testing']) },
   },
   {

@@ -74,9 +74,12 @@ for (const [path, entry] of Object.entries(lock.packages)) {
       process.exitCode = 1;
       continue;
     }
-    const stub = { version, dev: entry.dev, optional: true, os: [os], cpu: [cpu] };
-    if (stub.dev === undefined) delete stub.dev;
+    // Keys in the order npm itself writes them, so a later `npm install` does not reorder the entry.
+    const stub = { version, cpu: [cpu] };
+    if (entry.dev !== undefined) stub.dev = entry.dev;
     if (libc !== undefined) stub.libc = [libc];
+    stub.optional = true;
+    stub.os = [os];
     lock.packages[`node_modules/${dep}`] = stub;
     added.push(`${dep}@${version} (${os}/${cpu}${libc ? `/${libc}` : ''})`);
   }

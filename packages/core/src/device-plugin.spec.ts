@@ -113,6 +113,15 @@ describe('createDevicePlugin against kubelet-sim', () => {
     expect(existsSync(p.resources()[0]?.socketPath ?? '')).toBe(true);
   });
 
+  it('notices a deleted socket by the lstat poll alone when fs.watch is off', async () => {
+    sim = await createKubeletSim({ dir });
+    const p = await startPlugin({ watchDirectories: false, restartPollMs: 50 });
+    await p.waitFor((e) => e.type === 'registered');
+    const again = p.waitFor((e) => e.type === 'registered' && e.reregistration);
+    await sim.deletePluginSocket(GPU);
+    expect(await again).toMatchObject({ reason: 'socket-deleted' });
+  }, 30_000);
+
   it('waits for a kubelet that starts later (no directory yet), then registers', async () => {
     const p = await startPlugin();
     sim = await createKubeletSim({ dir });

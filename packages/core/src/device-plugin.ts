@@ -5,7 +5,7 @@ import { createBackoff, type BackoffOptions } from './backoff';
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { createDirectoryWatcher, type DirectoryWatcher } from './directory-watcher';
 import { createEventHub } from './event-hub';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type LifecycleLogger } from './lifecycle-logger';
 import type { DevicePluginEvent } from './plugin-events';
 import type { ApiVersion } from './registration-client';
 import {
@@ -31,7 +31,7 @@ export interface DevicePluginOptions {
   /** API versions to register with, in order; v1alpha2 is tried only after UNIMPLEMENTED (default both). */
   readonly apiVersions?: readonly ApiVersion[];
   /** pino-compatible logger (default: silent). */
-  readonly logger?: Logger;
+  readonly logger?: LifecycleLogger;
   readonly clock?: Clock;
   /** Retry delays for registration; `maxAttempts` gives up after that many failures (default: never). */
   readonly backoff?: BackoffOptions & { readonly maxAttempts?: number };
@@ -43,6 +43,8 @@ export interface DevicePluginOptions {
   readonly shutdownTimeoutMs?: number;
   /** The slow lstat fallback poll for kubelet restarts (default 2000 ms). */
   readonly restartPollMs?: number;
+  /** Watch the socket directories with fs.watch (default true); off leaves the poll and stream signals. */
+  readonly watchDirectories?: boolean;
   /** Signals closer together than this become one re-registration (default 10 ms). */
   readonly debounceMs?: number;
   /** Deadline of one Register call (default 15 000 ms: the kubelet may take 10 s to dial back, P-11). */
@@ -78,6 +80,13 @@ export interface DevicePlugin {
 }
 
 const INSTANCE = /^[A-Za-z0-9_.]{1,32}$/;
+
+/** Stands in for a watcher when watching is switched off: nothing is ever reported. */
+const unwatchedDirectory: DirectoryWatcher = {
+  subscribe: () => () => undefined,
+  refresh: async () => undefined,
+  close: () => undefined,
+};
 
 /** Creates a device plugin; bad resource names, bad hook/option pairs and too-long socket paths throw here. */
 export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlugin {
@@ -156,9 +165,10 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
     async start() {
       if (running || stopping) return;
       running = true;
-      kubeletDirWatcher = createDirectoryWatcher(devicePluginDir);
-      socketDirWatcher =
-        socketDir === devicePluginDir ? kubeletDirWatcher : createDirectoryWatcher(socketDir);
+      const watchDir = (path: string): DirectoryWatcher =>
+        options.watchDirectories === false ? unwatchedDirectory : createDirectoryWatcher(path);
+      kubeletDirWatcher = watchDir(devicePluginDir);
+      socketDirWatcher = socketDir === devicePluginDir ? kubeletDirWatcher : watchDir(socketDir);
       pollTimer = clock.setTimeout(poll, restartPollMs);
       if (options.handleSignals !== false) {
         for (const name of ['SIGTERM', 'SIGINT'] as const) {

@@ -48,12 +48,12 @@ export { createBackoff } from './backoff';
 export type { BackoffOptions } from './backoff';
 export { systemClock } from './clock';
 export type { Clock, TimerHandle } from './clock';
-export { silentLogger } from './logger';
-export type { LogMethod, Logger } from './logger';
+export { silentLogger } from './lifecycle-logger';
+export type { LogMethod, LifecycleLogger } from './lifecycle-logger';
 export { sanitizeResourceName, socketFileName, socketPath } from './socket-path';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
 export { bindPluginMetrics, serveDevicePlugin } from './serve-device-plugin';
-export type { ServeDevicePluginContext } from './serve-device-plugin';
+export type { LifecycleMetricsSink, ServeDevicePluginContext } from './serve-device-plugin';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
 // runtime: configuration, CDI, metrics, logging, CLI
@@ -85,7 +85,7 @@ export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, Cd
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
 export { createLogger, isLogLevel, LOG_LEVELS } from './log/create-logger';
-export type { CreateLoggerOptions, LogDestination, LogLevel } from './log/create-logger';
+export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './log/create-logger';
 export { createPluginMetrics } from './metrics/plugin-metrics';
 export type { PluginMetrics, PluginMetricsOptions, ProbeResult } from './metrics/plugin-metrics';
 export { startMetricsServer } from './metrics/metrics-server';

@@ -1,4 +1,4 @@
-import { createManualClock } from './manual-clock.fixture';
+import { createFakeClock } from '@kdp/kubelet-sim';
 import { createPollingSource, type ScanTrigger } from './polling-source';
 import type { PluginDevice } from './plugin-device';
 
@@ -8,7 +8,7 @@ const flush = async (): Promise<void> => {
 
 describe('createPollingSource', () => {
   it('scans at subscribe, then every interval, and stops when the last subscriber leaves', async () => {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     let n = 0;
     const scan = jest.fn((): PluginDevice[] => [{ id: `d${n++}`, health: 'Healthy' }]);
     const source = createPollingSource({ scan, intervalMs: 500, clock });
@@ -16,27 +16,31 @@ describe('createPollingSource', () => {
     const stop = source.subscribe((list) => lists.push(list[0]?.id ?? ''));
     await flush();
     expect(lists).toEqual(['d0']);
-    await clock.advance(499);
+    clock.advance(499);
+    await flush();
     expect(lists).toEqual(['d0']);
-    await clock.advance(1);
+    clock.advance(1);
+    await flush();
     expect(lists).toEqual(['d0', 'd1']);
     stop();
-    await clock.advance(5000);
+    clock.advance(5000);
+    await flush();
     expect(scan).toHaveBeenCalledTimes(2);
-    expect(clock.pending()).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 
   it('defaults to a one-second interval', async () => {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     const scan = jest.fn((): PluginDevice[] => []);
     createPollingSource({ scan, clock }).subscribe(() => undefined);
     await flush();
-    await clock.advance(1000);
+    clock.advance(1000);
+    await flush();
     expect(scan).toHaveBeenCalledTimes(2);
   });
 
   it('scans at once when a trigger fires, never overlapping scans, and keeps the last list when a scan throws', async () => {
-    const clock = createManualClock();
+    const clock = createFakeClock();
     let fire: () => void = () => undefined;
     const trigger: ScanTrigger = (f) => {
       fire = f;

@@ -6,7 +6,7 @@ import type { Clock } from './clock';
 import type { DeviceStore } from './device-store';
 import { createDeviceStore } from './device-store';
 import type { DirectoryWatcher } from './directory-watcher';
-import type { Logger } from './logger';
+import type { LifecycleLogger } from './lifecycle-logger';
 import { createNotifier, type Notifier } from './notifier';
 import type { PluginDevice } from './plugin-device';
 import type { DevicePluginEvent, ReregistrationReason, ResourceState } from './plugin-events';
@@ -26,7 +26,7 @@ export interface ResourceRuntimeOptions<P> {
   readonly mode: 'kubelet' | 'plugin-watcher';
   readonly apiVersions: readonly ApiVersion[];
   readonly clock: Clock;
-  readonly logger: Logger;
+  readonly logger: LifecycleLogger;
   readonly emit: (event: DevicePluginEvent) => void;
   readonly backoff: (attempt: number) => number;
   readonly maxAttempts: number;

@@ -14,7 +14,7 @@ import { allocateContainers, type AllocationTransform } from './allocate-contain
 import type { Clock } from './clock';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
 import type { DeviceStore } from './device-store';
-import type { Logger } from './logger';
+import type { LifecycleLogger } from './lifecycle-logger';
 import type { DevicePluginEvent } from './plugin-events';
 import { preferredAllocation } from './preferred-allocation';
 import type { ResourceDeclaration } from './resource-declaration';
@@ -24,7 +24,7 @@ export interface ResourceServerOptions<P> {
   readonly declaration: ResourceDeclaration<P>;
   readonly store: DeviceStore<P>;
   readonly clock: Clock;
-  readonly logger: Logger;
+  readonly logger: LifecycleLogger;
   readonly emit: (event: DevicePluginEvent) => void;
   readonly transform?: AllocationTransform | undefined;
   /** Called whenever a ListAndWatch stream of this server ends. */

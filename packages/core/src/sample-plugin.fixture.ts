@@ -44,14 +44,18 @@ const send = (message: object): void => {
 };
 const now = (): number => performance.timeOrigin + performance.now();
 
+const allocateMs: number[] = [];
 plugin.on((event) => {
   if (event.type === 'registered') send({ type: 'registered', at: event.at, endpoint: event.endpoint });
+  if (event.type === 'allocate') allocateMs.push(event.durationMs);
 });
 process.on('message', (message: { type: string; unhealthy?: string[] }) => {
   if (message.type === 'set') {
     const at = now();
     source.set(devices(new Set(message.unhealthy ?? [])));
     send({ type: 'set', at });
+  } else if (message.type === 'allocate-times') {
+    send({ type: 'allocate-times', times: allocateMs.splice(0) });
   } else if (message.type === 'rss') {
     send({ type: 'rss', rss: process.memoryUsage().rss });
   }
@@ -59,4 +63,5 @@ process.on('message', (message: { type: string; unhealthy?: string[] }) => {
 process.on('disconnect', () => void plugin.stop());
 // The IPC channel would keep the process alive; the plugin itself leaves no handle once stopped.
 void plugin.stopped.then(() => process.connected && process.disconnect());
+send({ type: 'started', at: now() });
 void plugin.start();

@@ -1,8 +1,25 @@
 import type { DevicePlugin } from './device-plugin';
-import type { PluginMetrics } from './metrics/plugin-metrics';
 
-/** Drives the plugin metric set (and so the default /readyz) from a plugin's events; returns the unsubscribe. */
-export function bindPluginMetrics(plugin: DevicePlugin, metrics: PluginMetrics): () => void {
+/** What the lifecycle drives in a metric set (the runtime's `createPluginMetrics()` has this shape). */
+export interface LifecycleMetricsSink {
+  setDevices(resource: string, devices: readonly { readonly id: string; readonly health: string }[]): void;
+  registered(resource: string): void;
+  reregistered(resource: string, reason: string): void;
+  setRegistered(resource: string, registered: boolean): void;
+  allocate(resource: string, seconds: number, ok: boolean): void;
+  streams(resource: string, open: number): void;
+  removeResource(resource: string): void;
+}
+
+/**
+ * Drives the contract metrics (and so the default /readyz) from a plugin's events: device lists, registrations,
+ * re-registrations by their bounded reason, the registered gauge, Allocate outcome and latency, open streams,
+ * added and removed resources. Returns the unsubscribe function.
+ */
+export function bindPluginMetrics(
+  plugin: Pick<DevicePlugin, 'on' | 'resources'>,
+  metrics: LifecycleMetricsSink,
+): () => void {
   for (const resource of plugin.resources()) {
     metrics.setRegistered(resource.name, resource.state === 'registered');
   }
@@ -39,7 +56,7 @@ export function bindPluginMetrics(plugin: DevicePlugin, metrics: PluginMetrics):
 
 /** What {@link serveDevicePlugin} needs of `serve`'s context (a `ServeContext` has it). */
 export interface ServeDevicePluginContext {
-  readonly metrics: PluginMetrics;
+  readonly metrics: LifecycleMetricsSink;
   /** Fires on SIGTERM/SIGINT; create the plugin with `handleSignals: false` so only this one stops it. */
   readonly signal: AbortSignal;
 }
@@ -54,10 +71,14 @@ export async function serveDevicePlugin(ctx: ServeDevicePluginContext, plugin: D
     if (ctx.signal.aborted) resolve();
     else ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  // The lifecycle's timers are unref'd and fs watchers may not hold the event loop, so while the plugin
+  // waits for a restarting kubelet nothing else keeps the process alive: this timer does, until it stops.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     await plugin.start();
     await Promise.race([aborted, plugin.stopped]);
   } finally {
+    clearInterval(keepAlive);
     await plugin.stop();
     unbind();
   }

@@ -1,6 +1,6 @@
 import { Healthy, type Device } from '@kdp/api';
 import fc from 'fast-check';
-import { groupByAffinity, isTopologyAware } from './device-choice';
+import { chooseDevices, groupByAffinity, isTopologyAware } from './device-choice';
 
 const dev = (ID: string, nodes: number[]): Device => ({
   ID,
@@ -65,5 +65,63 @@ describe('groupByAffinity (P-32, P-34)', () => {
         },
       ),
     );
+  });
+});
+
+describe('chooseDevices (P-26, P-34)', () => {
+  const devices = [dev('a0', [0]), dev('b0', [0]), dev('c1', [1]), dev('d1', [1]), dev('f', [])];
+  const available = new Set(devices.map((d) => d.ID));
+
+  it('asks the plugin about every candidate, ignores IDs it does not know and fills the shortfall', async () => {
+    const calls: Array<[string[], string[]]> = [];
+    const chosen = await chooseDevices({
+      devices,
+      available,
+      count: 3,
+      affinity: undefined,
+      preferred: async (pool, mustInclude) => {
+        calls.push([pool, mustInclude]);
+        return ['d1', 'nope'];
+      },
+    });
+    expect(calls).toEqual([[['a0', 'b0', 'c1', 'd1', 'f'], []]]);
+    expect(chosen).toEqual(['d1', 'a0', 'b0']);
+  });
+
+  it('with more aligned devices than needed asks only about the aligned ones', async () => {
+    const pools: string[][] = [];
+    const chosen = await chooseDevices({
+      devices,
+      available,
+      count: 1,
+      affinity: [1],
+      preferred: async (pool) => {
+        pools.push(pool);
+        return ['d1'];
+      },
+    });
+    expect(pools).toEqual([['c1', 'd1']]);
+    expect(chosen).toEqual(['d1']);
+  });
+
+  it('takes every aligned device first and offers the rest with them as must_include', async () => {
+    const calls: Array<[string[], string[]]> = [];
+    const chosen = await chooseDevices({
+      devices,
+      available,
+      count: 3,
+      affinity: [1],
+      preferred: async (pool, mustInclude) => {
+        calls.push([pool, mustInclude]);
+        return [...mustInclude, 'f'];
+      },
+    });
+    expect(calls).toEqual([
+      [
+        ['c1', 'd1', 'a0', 'b0', 'f'],
+        ['c1', 'd1'],
+      ],
+    ]);
+    expect(chosen).toEqual(['c1', 'd1', 'f']);
   });
 });

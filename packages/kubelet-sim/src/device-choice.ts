@@ -60,3 +60,55 @@ export function groupByAffinity(
   }
   return groups;
 }
+
+/** What {@link chooseDevices} needs to know. */
+export interface DeviceChoiceInput {
+  /** The resource's last device list (for topology). */
+  readonly devices: readonly Device[];
+  /** Healthy devices no other container holds. */
+  readonly available: ReadonlySet<string>;
+  /** How many devices the container asks for. */
+  readonly count: number;
+  /** Topology-manager NUMA affinity, if any. */
+  readonly affinity: readonly number[] | undefined;
+  /**
+   * Asks the plugin's GetPreferredAllocation (`available`, `must_include`); undefined when the plugin does not
+   * advertise it (P-26).
+   */
+  readonly preferred: ((pool: string[], mustInclude: string[]) => Promise<string[]>) | undefined;
+}
+
+/**
+ * Chooses `count` of the available devices as the kubelet's `devicesToAllocate` does (P-26, P-34): when the
+ * aligned devices are more than needed, the plugin's preference among them, then the aligned ones; otherwise
+ * every aligned device, then the plugin's preference among the rest (available = candidates and the devices
+ * already chosen, must_include = the devices already chosen), then unaligned ones, then ones without topology.
+ * The plugin's answer is intersected with the candidates; unknown IDs are ignored, a shortfall filled.
+ */
+export async function chooseDevices(input: DeviceChoiceInput): Promise<string[]> {
+  const { count } = input;
+  const chosen: string[] = [];
+  const takeFrom = (ids: Iterable<string>): boolean => {
+    for (const id of ids) {
+      if (chosen.length === count) break;
+      if (!chosen.includes(id)) chosen.push(id);
+    }
+    return chosen.length === count;
+  };
+  const preferred = async (candidates: readonly string[]): Promise<string[]> => {
+    if (input.preferred === undefined) return [];
+    const pool = [...new Set([...candidates, ...chosen])];
+    const ids = await input.preferred(pool, [...chosen]);
+    return ids.filter((id) => candidates.includes(id));
+  };
+  const groups = groupByAffinity(input.devices, input.available, input.affinity);
+  if (count < groups.aligned.length) {
+    takeFrom(await preferred(groups.aligned));
+    takeFrom(groups.aligned);
+  } else if (!takeFrom(groups.aligned)) {
+    takeFrom(await preferred([...groups.aligned, ...groups.unaligned, ...groups.noAffinity]));
+    takeFrom(groups.unaligned);
+    takeFrom(groups.noAffinity);
+  }
+  return chosen;
+}

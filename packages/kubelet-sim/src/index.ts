@@ -11,7 +11,7 @@ export type {
   ResourceState,
   RestartOptions,
   StallableRpc,
-} from './kubelet-sim';
+} from './kubelet-sim-types';
 export type { RateLimit } from './rate-limiter';
 export type {
   AdmissionFailedEvent,

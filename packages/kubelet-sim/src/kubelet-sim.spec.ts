@@ -12,7 +12,8 @@ import {
   v1alpha,
 } from '@kdp/api';
 import { bindUnix, rpcError, stopServer } from './grpc-util';
-import { createKubeletSim, type KubeletSim } from './kubelet-sim';
+import { createKubeletSim } from './kubelet-sim';
+import type { KubeletSim } from './kubelet-sim-types';
 import { createFakeClock } from './testing/fake-clock';
 import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
 
@@ -184,6 +185,11 @@ describe('createKubeletSim', () => {
       expect(s.resource(resource)?.apiVersion).toBe('v1alpha2');
       const admission = await s.admit({ pod: 'p', container: 'c', resource, count: 1 });
       expect(admission.response.envs['TEST_DEVICES']).toBe(admission.deviceIds[0]);
+    });
+
+    it('answers a v1beta1 Register with UNIMPLEMENTED when only v1alpha2 is accepted', async () => {
+      await start({ acceptedApis: ['v1alpha2'] });
+      expect((await register(dir, {}))?.code).toBe(status.UNIMPLEMENTED);
     });
   });
 

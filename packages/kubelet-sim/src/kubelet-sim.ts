@@ -1,32 +1,38 @@
 import { EventEmitter } from 'node:events';
 import { rmSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
 import {
   CheckpointFileName,
   ContainerAllocateResponse,
   type Device,
-  DevicePluginType,
   type DevicePluginOptions,
   EndpointStopGracePeriodMs,
   Healthy,
   KubeletSocketName,
   PluginDialTimeoutMs,
   PreStartContainerTimeoutSeconds,
-  pluginregistration,
   SupportedVersions,
   V1alphaVersion,
   validateResourceName,
+  Version,
 } from '@kdp/api';
 import { type PodDeviceEntry, readCheckpoint, writeCheckpoint } from './checkpoint';
-import { type Clock, preciseNow, systemClock } from './clock';
-import { groupByAffinity } from './device-choice';
-import { callUnary, goErrorString, pluginChannelOptions } from './grpc-util';
+import { preciseNow, systemClock } from './clock';
+import { chooseDevices } from './device-choice';
+import { goErrorString } from './grpc-util';
+import type {
+  Admission,
+  AdmitRequest,
+  KubeletSim,
+  KubeletSimOptions,
+  ResourceState,
+  StallableRpc,
+} from './kubelet-sim-types';
 import { connectPluginEndpoint, type PluginEndpoint } from './plugin-endpoint';
 import { type PluginWatcher, startPluginWatcher } from './plugin-watcher';
 import { type PodResourcesServer, type PodSnapshot, startPodResourcesServer } from './pod-resources-server';
 import { probeSocket } from './probe-socket';
-import { defaultPodResourcesRateLimit, type RateLimit } from './rate-limiter';
+import { defaultPodResourcesRateLimit } from './rate-limiter';
 import {
   type RegisterCall,
   type RegistrationServerHandle,
@@ -40,106 +46,7 @@ import {
   waitForEvent,
 } from './sim-events';
 import { removeSockets, ensureSocketDir } from './socket-dir';
-
-/** Options of {@link createKubeletSim}. */
-export interface KubeletSimOptions {
-  /** The device-plugin directory; created with mode 0750 (P-1); `kubelet.sock` is served in it. */
-  readonly dir: string;
-  /** Time source for grace periods, stop times and the pod-resources rate limit. */
-  readonly clock?: Clock;
-  /** How long a resource whose stream ended is kept (P-19); default 5 minutes. */
-  readonly gracePeriodMs?: number;
-  /** When set, PodResourcesLister v1 is served on this socket (P-35). */
-  readonly podResourcesSocket?: string;
-  /** Pod-resources rate limit; default 100 QPS, burst 10 (P-35). */
-  readonly podResourcesRateLimit?: RateLimit;
-  /** When set, plugin-watcher mode: sockets appearing in this directory are registered (P-36). */
-  readonly pluginsRegistryDir?: string;
-  /**
-   * Register APIs served on kubelet.sock. Default `['v1beta1']`, as a current kubelet (a v1alpha Register gets
-   * UNIMPLEMENTED); add `'v1alpha2'` to accept the old `deviceplugin.Registration/Register` too.
-   */
-  readonly acceptedApis?: readonly PluginApiVersion[];
-  /** How long Register waits for the plugin's socket (blocking dial, P-11); default 10 s. */
-  readonly dialTimeoutMs?: number;
-  /** PreStartContainer deadline (P-29); default 30 s. */
-  readonly preStartTimeoutMs?: number;
-}
-
-/** What the simulated kubelet knows about one resource. */
-export interface ResourceState {
-  readonly name: string;
-  /** The endpoint as registered: a file name in `dir`, or a full path (plugin-watcher mode). */
-  readonly endpoint: string;
-  /** False once its stream ended (and after a restart, until the plugin registers again). */
-  readonly registered: boolean;
-  readonly apiVersion: PluginApiVersion;
-  /** From GetDevicePluginOptions, which the kubelet uses instead of RegisterRequest.options (P-10). */
-  readonly options: DevicePluginOptions;
-  /** The last list, duplicates removed (the last one wins, P-14). */
-  readonly devices: Device[];
-  readonly healthy: string[];
-  readonly unhealthy: string[];
-  /** Healthy plus unhealthy (P-16). */
-  readonly capacity: number;
-  /** Healthy only (P-16). */
-  readonly allocatable: number;
-  /** When the stream ended, on the injected clock (P-19). */
-  readonly stoppedAt?: number;
-}
-
-/** A container's request for devices of one resource, as pod admission sees it. */
-export interface AdmitRequest {
-  readonly pod: string;
-  readonly namespace?: string;
-  readonly container: string;
-  readonly resource: string;
-  readonly count: number;
-  /** Topology-manager NUMA affinity; devices on these nodes are chosen first (P-34). */
-  readonly affinity?: readonly number[];
-}
-
-/** The outcome of a successful admission. */
-export interface Admission {
-  readonly deviceIds: string[];
-  /** `container_responses[0]` of the Allocate reply (P-27). */
-  readonly response: ContainerAllocateResponse;
-}
-
-/** An RPC that {@link KubeletSim.stallNext} can delay. */
-export type StallableRpc =
-  'getDevicePluginOptions' | 'listAndWatch' | 'getPreferredAllocation' | 'allocate' | 'preStartContainer';
-
-/** Options of {@link KubeletSim.restart}. */
-export interface RestartOptions {
-  /** Resolve only once every resource registered before the restart has registered again. */
-  readonly waitForPlugins?: boolean;
-  /** Upper bound for `waitForPlugins`; default 10 s. */
-  readonly timeoutMs?: number;
-}
-
-/** A simulated kubelet device manager. */
-export interface KubeletSim {
-  readonly dir: string;
-  /** Every event, by type, each with `type` and `at`; also every event under the name `event`. */
-  readonly events: EventEmitter;
-  resource(name: string): ResourceState | undefined;
-  resources(): ResourceState[];
-  admit(request: AdmitRequest): Promise<Admission>;
-  release(pod: string, namespace?: string): void;
-  startContainer(pod: string, container: string, namespace?: string): Promise<void>;
-  restart(options?: RestartOptions): Promise<void>;
-  dropStream(resource: string): void;
-  stallNext(rpc: StallableRpc, ms: number): void;
-  deletePluginSocket(resource: string): Promise<void>;
-  refuseNextRegister(message?: string): void;
-  waitFor<T extends SimEventType>(
-    type: T,
-    predicate?: (event: SimEventOf<T>) => boolean,
-    timeoutMs?: number,
-  ): Promise<SimEventOf<T>>;
-  close(): Promise<void>;
-}
+import { handshakeWatchedPlugin } from './watcher-handshake';
 
 interface Connection {
   readonly endpoint: PluginEndpoint;
@@ -444,62 +351,23 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
 
   /** P-36: a socket appeared in plugins_registry: GetInfo, validate, connect, NotifyRegistrationStatus. */
   const onWatchedSocket = async (socketPath: string): Promise<void> => {
-    const client = new pluginregistration.RegistrationClient(
-      `unix://${socketPath}`,
-      credentials.createInsecure(),
-      pluginChannelOptions,
-    );
-    const notify = (registered: boolean, error: string): Promise<unknown> =>
-      callUnary(
-        client,
-        client.notifyRegistrationStatus,
-        { pluginRegistered: registered, error },
-        dialTimeoutMs,
-      ).catch(() => undefined);
-    try {
-      const info = await callUnary(client, client.getInfo, {}, dialTimeoutMs);
-      let problem: string | undefined;
-      if (info.type !== DevicePluginType) problem = `no handler registered for plugin type: ${info.type}`;
-      else if (!info.supportedVersions.some((v) => SupportedVersions.includes(v))) {
-        problem = `manager version, ${SupportedVersions[0]}, is not among plugin supported versions [${info.supportedVersions.join(' ')}]`;
-      } else {
-        const name = validateResourceName(info.name);
-        if (!name.valid) problem = `invalid name of device plugin socket: ${name.message}`;
-      }
-      if (problem !== undefined) {
-        emit('register-rejected', {
-          resource: info.name,
-          endpoint: info.endpoint,
-          version: '',
-          message: problem,
-        });
-        await notify(false, problem);
-        return;
-      }
-      const endpoint = info.endpoint === '' ? socketPath : info.endpoint;
-      try {
-        await connectPlugin({
-          resource: info.name,
+    const resource = await handshakeWatchedPlugin({
+      socketPath,
+      timeoutMs: dialTimeoutMs,
+      connect: ({ resource: name, endpoint }) =>
+        connectPlugin({
+          resource: name,
           endpointName: endpoint,
           socketPath: isAbsolute(endpoint) ? endpoint : join(dir, endpoint),
           api: 'v1beta1',
-          version: SupportedVersions[0] ?? 'v1beta1',
+          version: Version,
           requestOptions: undefined,
           via: 'plugin-watcher',
-        });
-      } catch (err) {
-        const message = err instanceof Error ? err.message : String(err);
-        emit('register-rejected', { resource: info.name, endpoint, version: '', message });
-        await notify(false, message);
-        return;
-      }
-      watched.set(socketPath, info.name);
-      await notify(true, '');
-    } catch {
-      // A socket that does not answer GetInfo is not a plugin; the watcher retries on the next change.
-    } finally {
-      client.close();
-    }
+        }),
+      onRejected: ({ resource: name, endpoint, message }) =>
+        emit('register-rejected', { resource: name, endpoint, version: '', message }),
+    });
+    if (resource !== undefined) watched.set(socketPath, resource);
   };
 
   // P-36: removing the registration socket deregisters the plugin.
@@ -642,39 +510,24 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     const connection = record.connection;
     if (connection === undefined) throw new Error(`endpoint ${record.socketPath} has been stopped`);
 
-    const chosen: string[] = [];
-    const takeFrom = (ids: Iterable<string>): boolean => {
-      for (const id of ids) {
-        if (chosen.length === count) break;
-        if (!chosen.includes(id)) chosen.push(id);
-      }
-      return chosen.length === count;
-    };
-    const preferred = async (candidates: readonly string[]): Promise<string[]> => {
-      // P-26: only when advertised; one container entry; size is the whole request; no timeout.
-      if (!record.options.getPreferredAllocationAvailable) return [];
-      const pool = [...new Set([...candidates, ...chosen])];
+    // P-26: GetPreferredAllocation only when advertised; one container entry; the whole request as size.
+    const askPlugin = async (pool: string[], mustInclude: string[]): Promise<string[]> => {
       try {
         await stall('getPreferredAllocation');
-        const ids = await connection.endpoint.getPreferredAllocation(pool, [...chosen], count);
-        // The kubelet ignores IDs it does not know and fills any shortfall itself.
-        return ids.filter((id) => candidates.includes(id));
+        return await connection.endpoint.getPreferredAllocation(pool, mustInclude, count);
       } catch (err) {
         throw new Error(`device plugin GetPreferredAllocation rpc failed with err: ${goErrorString(err)}`, {
           cause: err,
         });
       }
     };
-    // P-34: the kubelet's devicesToAllocate, with the affinity split of filterByAffinity.
-    const groups = groupByAffinity(record.devices, available, request.affinity);
-    if (count < groups.aligned.length) {
-      takeFrom(await preferred(groups.aligned));
-      takeFrom(groups.aligned);
-    } else if (!takeFrom(groups.aligned)) {
-      takeFrom(await preferred([...groups.aligned, ...groups.unaligned, ...groups.noAffinity]));
-      takeFrom(groups.unaligned);
-      takeFrom(groups.noAffinity);
-    }
+    const chosen = await chooseDevices({
+      devices: record.devices,
+      available,
+      count,
+      affinity: request.affinity,
+      preferred: record.options.getPreferredAllocationAvailable ? askPlugin : undefined,
+    });
 
     // P-30: reserve before the RPC, commit on success, roll back on failure.
     const byNuma: Record<string, string[]> = {};
@@ -749,8 +602,9 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     return { deviceIds: [...allocation.deviceIds], response: allocation.response };
   };
 
-  await serve();
-  if (options.podResourcesSocket !== undefined) {
+  /** Serves pod-resources when configured; a restart stops and serves it again, as the kubelet does. */
+  const servePodResources = async (): Promise<void> => {
+    if (options.podResourcesSocket === undefined) return;
     podResources = await startPodResourcesServer({
       socket: options.podResourcesSocket,
       rateLimit: options.podResourcesRateLimit ?? defaultPodResourcesRateLimit,
@@ -765,7 +619,10 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         deviceTopology: topologyOf,
       },
     });
-  }
+  };
+
+  await serve();
+  await servePodResources();
 
   return {
     dir,
@@ -808,7 +665,11 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         : undefined;
       waiting?.catch(() => undefined);
       await stop();
+      // The pod-resources socket goes away with the kubelet and comes back with it (monitors must redial).
+      await podResources?.close();
+      podResources = undefined;
       await serve();
+      await servePodResources();
       emit('restarted', {});
       await waiting;
     },

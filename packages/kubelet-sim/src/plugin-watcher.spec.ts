@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeletSim, type KubeletSim } from './kubelet-sim';
+import { createKubeletSim } from './kubelet-sim';
+import type { KubeletSim } from './kubelet-sim-types';
 import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
 
 describe('plugin-watcher mode (P-36)', () => {

@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, type ServiceError, status } from '@grpc/grpc-js';
 import { Healthy, podresources } from '@kdp/api';
-import { createKubeletSim, type KubeletSim } from './kubelet-sim';
+import { createKubeletSim } from './kubelet-sim';
+import type { KubeletSim } from './kubelet-sim-types';
 import { flattenDevices } from './pod-resources-server';
 import { createFakeClock } from './testing/fake-clock';
 import { createTestPlugin, type TestPlugin } from './testing/test-plugin';
@@ -113,5 +114,30 @@ describe('pod-resources server (P-35)', () => {
     expect(flattenDevices('r/x', ['d'], () => [])).toEqual([
       { resourceName: 'r/x', deviceIds: ['d'], topology: undefined },
     ]);
+  });
+
+  it('goes away and comes back with a kubelet restart, with the pods it had (checkpoint)', async () => {
+    const socket = join(dir, 'pr', 'kubelet.sock');
+    const seen: string[] = [];
+    const watcher = watch(join(dir, 'pr'), (_event, name) => seen.push(String(name)));
+    try {
+      await sim.restart();
+      // Removed and created again: two events for the socket, delivered asynchronously.
+      const deadline = Date.now() + 10_000;
+      while (seen.filter((n) => n === 'kubelet.sock').length < 2 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    } finally {
+      watcher.close();
+    }
+    expect(seen.filter((n) => n === 'kubelet.sock').length).toBeGreaterThanOrEqual(2);
+    client.close();
+    client = new podresources.PodResourcesListerClient(`unix://${socket}`, credentials.createInsecure());
+    clock.advance(10_000); // refill the rate limiter's bucket
+    const listed = await call<podresources.ListPodResourcesRequest, podresources.ListPodResourcesResponse>(
+      client.list,
+      {},
+    );
+    expect(listed.podResources.map((p) => `${p.namespace}/${p.name}`)).toEqual(['ns/p']);
   });
 });

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 
 /** Whether a unix socket accepts a connection right now (within `timeoutMs`); never throws. */
-export function probeSocket(path: string, timeoutMs = 1000): Promise<boolean> {
+export function probeSocket(path: string, timeoutMs = 5000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ path });
     const done = (ok: boolean): void => {

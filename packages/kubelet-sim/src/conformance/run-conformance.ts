@@ -3,7 +3,8 @@ import { isAbsolute, join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { DevicePluginClient, Version, validateResourceName } from '@kdp/api';
 import { pluginChannelOptions } from '../grpc-util';
-import { createKubeletSim, type KubeletSim } from '../kubelet-sim';
+import { createKubeletSim } from '../kubelet-sim';
+import type { KubeletSim } from '../kubelet-sim-types';
 import type { DevicesEvent, RegisteredEvent, RegisterRejectedEvent, SimEvent } from '../sim-events';
 import type { ConformanceCheck, ConformanceReport } from './conformance-check';
 import {

@@ -50,7 +50,7 @@ export interface TestPluginOptions {
   readonly serveAfterRegisterMs?: number;
   /** Delay before the first ListAndWatch message. */
   readonly firstListDelayMs?: number;
-  /** After the first message, send one with only the first device (a delta, not a full list). */
+  /** Right after the first message, send one with only the first device (a delta, not a full list). */
   readonly deltaUpdates?: boolean;
   /** How Allocate answers N container requests: one response each (default), or only one. */
   readonly allocate?: 'per-request' | 'single' | 'none';
@@ -138,10 +138,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
       streams.add(send);
       call.write({ devices });
       if (options.deltaUpdates && devices[0] !== undefined) {
-        const first = devices[0];
-        setTimeout(() => {
-          if (!call.cancelled) call.write({ devices: [{ ...first, health: Unhealthy }] });
-        }, 20);
+        // Right behind the full list, so the delta arrives however loaded the machine is.
+        call.write({ devices: [{ ...devices[0], health: Unhealthy }] });
       }
     };
     if (options.firstListDelayMs === undefined) start();
@@ -329,8 +327,9 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
   };
 
   // A kubelet restart deletes our socket and recreates kubelet.sock (P-2, P-3): rebind, then register again.
+  // In plugin-watcher mode the kubelet never deletes the socket: removing it means deregistering (P-36).
   const poll = setInterval(() => {
-    if (stopped || reregister === 'never') return;
+    if (stopped || reregister === 'never' || options.pluginsRegistryDir !== undefined) return;
     const ownGone = server !== undefined && !existsSync(socketPath);
     let kubeletChanged = false;
     try {
@@ -340,7 +339,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     }
     if (!ownGone && !kubeletChanged) return;
     kubeletInode = undefined;
-    void ensureServing().then(scheduleRegister);
+    // A failed bind is retried on the next tick.
+    ensureServing().then(scheduleRegister, () => undefined);
   }, 100);
   poll.unref();
 
@@ -349,7 +349,7 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     void register();
   } else {
     void register();
-    setTimeout(() => void serve(), options.serveAfterRegisterMs);
+    setTimeout(() => void serve().catch(() => undefined), options.serveAfterRegisterMs);
   }
 
   return {
@@ -384,6 +384,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     stop: async () => {
       stopped = true;
       clearInterval(poll);
+      // A rebind in flight must finish (and see `stopped`) before the socket is released.
+      await rebinding?.catch(() => undefined);
       await stopServing();
     },
   };

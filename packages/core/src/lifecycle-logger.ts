@@ -2,7 +2,7 @@
 export type LogMethod = (fields: Record<string, unknown>, message: string) => void;
 
 /** The pino-compatible subset of a logger that core writes to (pino instances satisfy it). */
-export interface Logger {
+export interface LifecycleLogger {
   debug: LogMethod;
   info: LogMethod;
   warn: LogMethod;
@@ -12,4 +12,4 @@ export interface Logger {
 const noop: LogMethod = () => undefined;
 
 /** A logger that drops everything: core's default, so a library never writes unasked. */
-export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
+export const silentLogger: LifecycleLogger = { debug: noop, info: noop, warn: noop, error: noop };

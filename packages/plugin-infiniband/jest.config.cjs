@@ -1,0 +1,4 @@
+module.exports = {
+  ...require('../../tools/jest/jest.preset.cjs'),
+  displayName: '@kdp/plugin-infiniband',
+};

@@ -1,0 +1,67 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runConformance } from '@kdp/kubelet-sim';
+import type { SysfsFixture } from '@kdp/topology/testing';
+import {
+  buildPluginBundle,
+  spawnServe,
+  type PluginBundle,
+  type ServeProcess,
+} from './plugin-process.fixture';
+import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './rdma-machine.fixture';
+
+// `kubelet-sim check` for both modes: the conformance suite against the real bundle's `serve`.
+
+let bundle: PluginBundle;
+beforeAll(() => {
+  bundle = buildPluginBundle();
+}, 60_000);
+afterAll(() => bundle.remove());
+
+describe('runConformance against infiniband-device-plugin serve', () => {
+  let fixture: SysfsFixture;
+  let plugin: ServeProcess | undefined;
+  beforeEach(() => {
+    fixture = createRdmaMachine();
+  });
+  afterEach(async () => {
+    await plugin?.kill();
+    plugin = undefined;
+    fixture.remove();
+  });
+
+  it.each([
+    ['exclusive', 'rdma/hca', undefined],
+    ['shared', 'rdma/hca_shared_devices_a', UPSTREAM_CONFIG_JSON],
+  ])(
+    'passes in %s mode (%s)',
+    async (_mode, resource, configText) => {
+      const dir = join(fixture.base, 'dp');
+      mkdirSync(dir);
+      const configArgs: string[] = [];
+      if (configText !== undefined) {
+        const file = join(fixture.base, 'config.json');
+        writeFileSync(file, configText);
+        configArgs.push('--config', file);
+      }
+      plugin = spawnServe(bundle, fixture, dir, configArgs);
+      const pid = plugin.child.pid;
+      const report = await runConformance({
+        dir,
+        resource,
+        ...(pid !== undefined ? { pid } : {}),
+        registrationTimeoutMs: 30_000,
+      });
+      const failed = report.checks.filter((check) => check.status === 'fail');
+      expect({ failed, stderr: failed.length > 0 ? plugin.stderr() : '' }).toEqual({
+        failed: [],
+        stderr: '',
+      });
+      expect(report.ok).toBe(true);
+      expect(report.resource).toBe(resource);
+      expect(report.checks.map((check) => check.id)).toContain('sigterm-unlinks-socket');
+      expect(await plugin.exited).toEqual([0, null]);
+    },
+    120_000,
+  );
+});
