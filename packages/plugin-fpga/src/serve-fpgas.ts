@@ -81,13 +81,9 @@ export async function serveFpgas(ctx: ServeContext<FpgaConfig>): Promise<void> {
     stopScanning();
     stopScanning = startScanning();
   });
-  // Core's timers are unref'd and its watchers non-persistent: while it waits for a restarting kubelet's
-  // socket nothing else may hold the event loop, and the process would exit 0. Serve until the signal.
-  const keepAlive = setInterval(() => undefined, 3_600_000);
   try {
     await serveDevicePlugin(ctx, plugin);
   } finally {
-    clearInterval(keepAlive);
     stopScanning();
     unsubscribe();
   }

@@ -82,14 +82,9 @@ export async function serveInfiniband(ctx: ServeContext<RdmaConfig>): Promise<vo
       logger.error({ err: String(error) }, 'applying the new configuration failed'),
     );
   });
-  // @kdp/core's timers are unref'd and its watchers non-persistent: while the kubelet restarts (its socket and
-  // ours gone, nothing listening) no handle would keep Node running and `serve` would exit 0 in the middle of
-  // re-registering. This handle keeps the process up until SIGTERM/SIGINT ends serveDevicePlugin.
-  const keepAlive = setInterval(() => undefined, 2 ** 30);
   try {
     await serveDevicePlugin(ctx, plugin);
   } finally {
-    clearInterval(keepAlive);
     unsubscribe();
   }
 }

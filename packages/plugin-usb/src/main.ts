@@ -1,0 +1,5 @@
+import { runUsbPluginCli } from './usb-plugin-cli';
+
+void runUsbPluginCli(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,192 @@
+import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { usbBusNodePath } from '../usb-device';
+
+/** One interface of a fixture USB device and the nodes its driver created. */
+export interface UsbInterfaceSpec {
+  /** `bInterfaceClass`, two hex digits (`ff`, `02`, `03`, `0e`). */
+  readonly class: string;
+  readonly driver?: string;
+  /** `ttyUSB0` (usb-serial layout) or `ttyACM0` (cdc-acm layout, under `tty/`). */
+  readonly tty?: string;
+  /** `hidraw0`, under a HID device directory. */
+  readonly hidraw?: string;
+  /** Input event nodes (`event3`), under the HID device when `hidraw` is given, else under `input/`. */
+  readonly events?: readonly string[];
+  /** `video0`, under `video4linux/`. */
+  readonly video?: string;
+}
+
+/** A fixture USB device. */
+export interface UsbDeviceSpec {
+  /** `<bus>-<port>[.<port>…]`; the parent (root hub or hub) must exist. */
+  readonly portPath: string;
+  readonly vendor: string;
+  readonly product: string;
+  readonly devnum: number;
+  readonly serial?: string;
+  readonly manufacturer?: string;
+  readonly productName?: string;
+  readonly bcdDevice?: string;
+  /** Default `00`; `09` for a hub. */
+  readonly deviceClass?: string;
+  readonly speed?: string;
+  readonly interfaces?: readonly UsbInterfaceSpec[];
+  /** Create the `/dev` nodes under the fixture's dev root (default true). */
+  readonly devNodes?: boolean;
+}
+
+/** A sysfs fixture with USB controllers and devices, laid out as the kernel does (real dirs and symlinks). */
+export interface UsbFixture {
+  readonly sys: SysfsFixture;
+  /** Adds root hub `usb<bus>` under its own PCI controller. */
+  addRootHub(bus: number): void;
+  /** Adds a device below its parent; returns its real directory relative to the sysfs root. */
+  addDevice(spec: UsbDeviceSpec): string;
+  /** Removes a device, its children, their links and their /dev nodes (an unplug). */
+  removeDevice(portPath: string): void;
+  /** Unplugs and plugs a device again with a new device number. */
+  replug(portPath: string, devnum: number): void;
+  remove(): void;
+}
+
+const busOf = (portPath: string): number => Number(portPath.split('-')[0]);
+/** `uevent` writes IDs without leading zeros (`PRODUCT=403/6001/600`). */
+const trimHex = (hex: string): string => hex.replace(/^0+(?=.)/, '').toLowerCase();
+
+/** Creates a USB fixture under os.tmpdir() (short name), optionally on top of an existing sysfs fixture. */
+export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbFixture {
+  const dirs = new Map<string, string>();
+  const specs = new Map<string, UsbDeviceSpec>();
+  const nodesOf = new Map<string, string[]>();
+  const devFile = (path: string): void => {
+    const abs = join(sys.devRoot, path.replace(/^\/dev\//, ''));
+    mkdirSync(dirname(abs), { recursive: true });
+    writeFileSync(abs, '');
+  };
+  const attrs = (dir: string, values: Record<string, string | undefined>): void => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value !== undefined) sys.write(`${dir}/${name}`, `${value}\n`);
+    }
+  };
+
+  const fixture: UsbFixture = {
+    sys,
+    addRootHub(bus) {
+      const dir = `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0/usb${bus}`;
+      attrs(dir, {
+        idVendor: '1d6b',
+        idProduct: '0002',
+        bDeviceClass: '09',
+        busnum: String(bus),
+        devnum: '1',
+        devpath: '0',
+        speed: '480',
+        product: 'xHCI Host Controller',
+      });
+      attrs(`${dir}/${bus}-0:1.0`, { bInterfaceClass: '09', bInterfaceNumber: '00' });
+      sys.linkTo(`bus/usb/devices/usb${bus}`, dir);
+      sys.linkTo(`bus/usb/devices/${bus}-0:1.0`, `${dir}/${bus}-0:1.0`);
+      dirs.set(`usb${bus}`, dir);
+      devFile(usbBusNodePath(bus, 1));
+    },
+    addDevice(spec) {
+      const bus = busOf(spec.portPath);
+      const dot = spec.portPath.lastIndexOf('.');
+      const parentKey = dot > 0 ? spec.portPath.slice(0, dot) : `usb${bus}`;
+      const parent = dirs.get(parentKey);
+      if (parent === undefined)
+        throw new Error(`fixture: parent ${parentKey} of ${spec.portPath} was not added`);
+      const dir = `${parent}/${spec.portPath}`;
+      const devpath = spec.portPath.slice(spec.portPath.indexOf('-') + 1);
+      attrs(dir, {
+        idVendor: spec.vendor,
+        idProduct: spec.product,
+        bcdDevice: spec.bcdDevice ?? '0100',
+        bDeviceClass: spec.deviceClass ?? '00',
+        busnum: String(bus),
+        devnum: String(spec.devnum),
+        devpath,
+        speed: spec.speed ?? '12',
+        serial: spec.serial,
+        manufacturer: spec.manufacturer,
+        product: spec.productName,
+        dev: `189:${(bus - 1) * 128 + spec.devnum - 1}`,
+        uevent: [
+          'MAJOR=189',
+          `MINOR=${(bus - 1) * 128 + spec.devnum - 1}`,
+          `DEVNAME=bus/usb/${String(bus).padStart(3, '0')}/${String(spec.devnum).padStart(3, '0')}`,
+          'DEVTYPE=usb_device',
+          'DRIVER=usb',
+          `PRODUCT=${trimHex(spec.vendor)}/${trimHex(spec.product)}/${trimHex(spec.bcdDevice ?? '0100')}`,
+          `TYPE=${parseInt(spec.deviceClass ?? '00', 16)}/0/0`,
+          `BUSNUM=${String(bus).padStart(3, '0')}`,
+          `DEVNUM=${String(spec.devnum).padStart(3, '0')}`,
+        ].join('\n'),
+      });
+      sys.linkTo(`bus/usb/devices/${spec.portPath}`, dir);
+      const nodes = [usbBusNodePath(bus, spec.devnum)];
+      (spec.interfaces ?? []).forEach((iface, index) => {
+        const name = `${spec.portPath}:1.${index}`;
+        const idir = `${dir}/${name}`;
+        attrs(idir, { bInterfaceClass: iface.class, bInterfaceNumber: String(index).padStart(2, '0') });
+        if (iface.driver !== undefined) sys.linkTo(`${idir}/driver`, `bus/usb/drivers/${iface.driver}`);
+        sys.linkTo(`bus/usb/devices/${name}`, idir);
+        if (iface.tty?.startsWith('ttyUSB')) {
+          attrs(`${idir}/${iface.tty}/tty/${iface.tty}`, { dev: '188:0' });
+          nodes.push(`/dev/${iface.tty}`);
+        } else if (iface.tty !== undefined) {
+          attrs(`${idir}/tty/${iface.tty}`, { dev: '166:0' });
+          nodes.push(`/dev/${iface.tty}`);
+        }
+        if (iface.video !== undefined) {
+          attrs(`${idir}/video4linux/${iface.video}`, { dev: '81:0' });
+          nodes.push(`/dev/${iface.video}`);
+        }
+        const hid = `${idir}/0003:${spec.vendor.toUpperCase()}:${spec.product.toUpperCase()}.${String(index + 1).padStart(4, '0')}`;
+        if (iface.hidraw !== undefined) {
+          attrs(`${hid}/hidraw/${iface.hidraw}`, { dev: '240:0' });
+          nodes.push(`/dev/${iface.hidraw}`);
+        }
+        (iface.events ?? []).forEach((event, i) => {
+          const base = iface.hidraw !== undefined ? `${hid}/input` : `${idir}/input`;
+          attrs(`${base}/input${index * 10 + i}/${event}`, { dev: '13:64' });
+          nodes.push(`/dev/input/${event}`);
+        });
+      });
+      if (spec.devNodes !== false) for (const node of nodes) devFile(node);
+      dirs.set(spec.portPath, dir);
+      specs.set(spec.portPath, spec);
+      nodesOf.set(spec.portPath, nodes);
+      return dir;
+    },
+    removeDevice(portPath) {
+      for (const child of [...specs.keys()].filter((p) => p.startsWith(`${portPath}.`))) {
+        fixture.removeDevice(child);
+      }
+      const spec = specs.get(portPath);
+      const dir = dirs.get(portPath);
+      if (spec === undefined || dir === undefined) throw new Error(`fixture: ${portPath} is not plugged`);
+      for (const node of nodesOf.get(portPath) ?? []) {
+        rmSync(join(sys.devRoot, node.replace(/^\/dev\//, '')), { force: true });
+      }
+      (spec.interfaces ?? []).forEach((_, index) =>
+        unlinkSync(join(sys.root, `bus/usb/devices/${portPath}:1.${index}`)),
+      );
+      unlinkSync(join(sys.root, `bus/usb/devices/${portPath}`));
+      rmSync(join(sys.root, dir), { recursive: true, force: true });
+      dirs.delete(portPath);
+      specs.delete(portPath);
+      nodesOf.delete(portPath);
+    },
+    replug(portPath, devnum) {
+      const spec = specs.get(portPath);
+      if (spec === undefined) throw new Error(`fixture: ${portPath} is not plugged`);
+      fixture.removeDevice(portPath);
+      fixture.addDevice({ ...spec, devnum });
+    },
+    remove: () => sys.remove(),
+  };
+  return fixture;
+}
