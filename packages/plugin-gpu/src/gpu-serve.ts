@@ -31,17 +31,6 @@ export interface ServeGpusOptions {
 
 /** The `serve` command: serves until the signal fires; a configuration reload re-creates the resources. */
 export async function serveGpus(ctx: ServeContext<GpuConfig>, options: ServeGpusOptions = {}): Promise<void> {
-  // The lifecycle's timers and watchers are unref'd: while no kubelet socket exists nothing else would keep
-  // the process alive, and `serve` would exit 0 at once. This ref'd timer holds it until the signal fires.
-  const keepAlive = setInterval(() => undefined, 2 ** 30);
-  try {
-    await serveGenerations(ctx, options);
-  } finally {
-    clearInterval(keepAlive);
-  }
-}
-
-async function serveGenerations(ctx: ServeContext<GpuConfig>, options: ServeGpusOptions): Promise<void> {
   while (!ctx.signal.aborted) {
     const generation = new AbortController();
     const onAbort = (): void => generation.abort();
