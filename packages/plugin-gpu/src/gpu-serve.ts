@@ -31,6 +31,14 @@ export interface ServeGpusOptions {
 
 /** The `serve` command: serves until the signal fires; a configuration reload re-creates the resources. */
 export async function serveGpus(ctx: ServeContext<GpuConfig>, options: ServeGpusOptions = {}): Promise<void> {
+  // NVML is tried once per process (so "not available" is logged once), not once per configuration.
+  let tried = false;
+  let source: XidEventSource | undefined;
+  const xidSource = (logger: Logger): XidEventSource | undefined => {
+    if (!tried) source = options.xidSource?.(logger);
+    tried = true;
+    return source;
+  };
   while (!ctx.signal.aborted) {
     const generation = new AbortController();
     const onAbort = (): void => generation.abort();
@@ -40,7 +48,7 @@ export async function serveGpus(ctx: ServeContext<GpuConfig>, options: ServeGpus
       generation.abort();
     });
     try {
-      await serveOnce(ctx, ctx.config, generation.signal, options);
+      await serveOnce(ctx, ctx.config, generation.signal, { xidSource });
     } finally {
       unsubscribe();
       ctx.signal.removeEventListener('abort', onAbort);
