@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { parseArgs, UsageError } from './parse-args';
 
@@ -37,6 +38,14 @@ describe('parseArgs', () => {
     [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
   ])('rejects %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new UsageError(message));
+  });
+
+  it('makes relative paths absolute, since gRPC reads unix:dp/x.sock as a host name', () => {
+    expect(parseArgs(['serve', '--dir', 'dp', '--pod-resources-socket', 'pr/k.sock'])).toMatchObject({
+      dir: join(process.cwd(), 'dp'),
+      podResourcesSocket: join(process.cwd(), 'pr/k.sock'),
+    });
+    expect(parseArgs(['check', '--dir', './dp'])).toMatchObject({ dir: join(process.cwd(), 'dp') });
   });
 
   it('never throws anything but a UsageError', () => {

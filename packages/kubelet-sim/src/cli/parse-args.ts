@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+
 /** A command line the user got wrong; the CLI prints the message and exits with code 2. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -84,12 +86,17 @@ export function parseArgs(argv: readonly string[]): CliArgs {
       throw new UsageError(`unknown ${kind} ${JSON.stringify(arg)} for ${command}`);
     }
   }
-  const dir = values.get('--dir');
+  // Paths become absolute: gRPC reads `unix:dp/kubelet.sock` as a host name, not a relative path.
+  const path = (flag: string): string | undefined => {
+    const value = values.get(flag);
+    return value === undefined ? undefined : resolve(value);
+  };
+  const dir = path('--dir');
   if (dir === undefined) throw new UsageError(`${command} needs --dir DIR`);
   const json = flags.has('--json');
   if (command === 'serve') {
-    const podResourcesSocket = values.get('--pod-resources-socket');
-    const pluginsRegistryDir = values.get('--plugins-registry');
+    const podResourcesSocket = path('--pod-resources-socket');
+    const pluginsRegistryDir = path('--plugins-registry');
     return {
       command,
       dir,
