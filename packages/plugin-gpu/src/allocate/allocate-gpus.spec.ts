@@ -1,0 +1,120 @@
+import { status } from '@grpc/grpc-js';
+import type { PluginDevice } from '@kdp/core';
+import type { SysfsFixture } from '@kdp/topology/testing';
+import {
+  AMD_GPUS,
+  buildAmdMachine,
+  buildIntelMachine,
+  buildNvidiaMachine,
+  INTEL_GPUS,
+  NVIDIA_UUIDS,
+} from '../testing/gpu-machines';
+import { fixtureDevices, gpuConfig } from '../testing/scan-fixture';
+import { allocateGpus } from './allocate-gpus';
+import type { GpuPayload } from './gpu-devices';
+
+// Expected payloads are what the established plugins return for the same devices (see
+// shared/reference/gpu-anchors.md): NVIDIA k8s-device-plugin's default `envvar` strategy sets only
+// NVIDIA_VISIBLE_DEVICES=<uuid,…>; with PASS_DEVICE_SPECS it adds /dev/nvidiactl, /dev/nvidia-uvm,
+// /dev/nvidia-uvm-tools, /dev/nvidia-modeset and /dev/nvidiaN (rw); CDI names are
+// k8s.device-plugin.nvidia.com/gpu=<uuid>. ROCm's plugin returns /dev/kfd, /dev/dri/cardN, /dev/dri/renderDN
+// (rw) and no env. Intel's returns the card and render nodes (rw) and read-only /dev/dri/by-path mounts.
+
+describe('allocateGpus', () => {
+  const fixtures: SysfsFixture[] = [];
+  afterAll(() => fixtures.forEach((f) => f.remove()));
+  const devicesOf = async (
+    build: () => SysfsFixture,
+    config = gpuConfig(),
+  ): Promise<PluginDevice<GpuPayload>[]> => {
+    const fixture = build();
+    fixtures.push(fixture);
+    return fixtureDevices(fixture, config);
+  };
+  const pick = (devices: PluginDevice<GpuPayload>[], ids: string[]) =>
+    ids.map((id) => devices.find((d) => d.id === id) as PluginDevice<GpuPayload>);
+  const rw = (path: string) => ({ containerPath: path, hostPath: path, permissions: 'rw' });
+
+  it('NVIDIA default (envvar): NVIDIA_VISIBLE_DEVICES only, like NVIDIA k8s-device-plugin', async () => {
+    const config = gpuConfig();
+    const devices = await devicesOf(buildNvidiaMachine, config);
+    const ids = [NVIDIA_UUIDS['0000:04:00.0'], NVIDIA_UUIDS['0000:03:00.0']];
+    expect(allocateGpus(pick(devices, ids), config)).toEqual({
+      envs: { NVIDIA_VISIBLE_DEVICES: ids.join(',') },
+    });
+  });
+
+  it('NVIDIA passDeviceSpecs + cdi: node list and CDI names as NVIDIA emits them', async () => {
+    const config = gpuConfig({ nvidia: { deviceListStrategy: ['envvar', 'cdi'], passDeviceSpecs: true } });
+    const devices = await devicesOf(buildNvidiaMachine, config);
+    const uuid = NVIDIA_UUIDS['0000:83:00.0'];
+    expect(allocateGpus(pick(devices, [uuid]), config)).toEqual({
+      envs: { NVIDIA_VISIBLE_DEVICES: uuid },
+      cdiDevices: [`k8s.device-plugin.nvidia.com/gpu=${uuid}`],
+      devices: [
+        '/dev/nvidiactl',
+        '/dev/nvidia-uvm',
+        '/dev/nvidia-uvm-tools',
+        '/dev/nvidia-modeset',
+        '/dev/nvidia2',
+      ].map(rw),
+    });
+  });
+
+  it('NVIDIA MIG: parent node plus GI and CI capability nodes; CDI name without "/"', async () => {
+    const config = gpuConfig({ nvidia: { deviceListStrategy: ['cdi'], passDeviceSpecs: true } });
+    const devices = await devicesOf(buildNvidiaMachine, config);
+    const id = `MIG-${NVIDIA_UUIDS['0000:86:00.0']}/2/0`;
+    const allocation = allocateGpus(pick(devices, [id]), config);
+    expect(allocation.cdiDevices).toEqual([
+      `k8s.device-plugin.nvidia.com/gpu=MIG-${NVIDIA_UUIDS['0000:86:00.0']}:2:0`,
+    ]);
+    expect(allocation.envs).toBeUndefined();
+    expect(allocation.devices?.slice(-3).map((d) => d.hostPath)).toEqual([
+      '/dev/nvidia3',
+      '/dev/nvidia-caps/nvidia-cap426',
+      '/dev/nvidia-caps/nvidia-cap427',
+    ]);
+  });
+
+  it('AMD: /dev/kfd once, then each GPU’s card and render node, no env (as ROCm)', async () => {
+    const devices = await devicesOf(buildAmdMachine);
+    expect(allocateGpus(pick(devices, [AMD_GPUS.a, AMD_GPUS.c]), gpuConfig())).toEqual({
+      devices: [
+        '/dev/kfd',
+        '/dev/dri/card1',
+        '/dev/dri/renderD128',
+        '/dev/dri/card3',
+        '/dev/dri/renderD130',
+      ].map(rw),
+      mounts: [],
+    });
+  });
+
+  it('Intel: card and render nodes plus read-only by-path mounts (as Intel’s plugin)', async () => {
+    const devices = await devicesOf(buildIntelMachine);
+    expect(allocateGpus(pick(devices, [INTEL_GPUS.flex]), gpuConfig())).toEqual({
+      devices: ['/dev/dri/card1', '/dev/dri/renderD129'].map(rw),
+      mounts: ['card', 'render'].map((k) => {
+        const path = `/dev/dri/by-path/pci-${INTEL_GPUS.flex}-${k}`;
+        return { containerPath: path, hostPath: path, readOnly: true };
+      }),
+    });
+  });
+
+  it('replicas map back to one GPU; failRequestsGreaterThanOne refuses two replicas', async () => {
+    const config = gpuConfig({ sharing: { replicas: 4 } });
+    const devices = await devicesOf(buildNvidiaMachine, config);
+    const uuid = NVIDIA_UUIDS['0000:03:00.0'];
+    expect(allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::3`]), config)).toEqual({
+      envs: { NVIDIA_VISIBLE_DEVICES: uuid },
+    });
+    const strict = gpuConfig({ sharing: { replicas: 4, failRequestsGreaterThanOne: true } });
+    expect(() => allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::1`]), strict)).toThrow(
+      expect.objectContaining({
+        code: status.INVALID_ARGUMENT,
+        message: expect.stringContaining('one replica per container'),
+      }),
+    );
+  });
+});

@@ -1,0 +1,67 @@
+import type { PciDevice } from '@kdp/topology';
+import type { Gpu, GpuMount } from './gpu';
+import {
+  boundToDriver,
+  drmNodes,
+  exclude,
+  nodeProblems,
+  numaOf,
+  presentNodes,
+  type ScanContext,
+} from './scan-context';
+
+/**
+ * One Intel PCI function bound to i915 or xe: /dev/dri/cardN and renderDN, plus read-only mounts of the
+ * /dev/dri/by-path links where present (as Intel's plugin gives). A PF with VFs enabled is not advertised.
+ */
+export async function scanIntel(ctx: ScanContext, pci: PciDevice): Promise<Gpu[]> {
+  const driver = pci.driver;
+  if (!boundToDriver(ctx, pci, ['i915', 'xe'], 'neither i915 nor xe is loaded for this GPU')) return [];
+  if (driver !== 'i915' && driver !== 'xe') return [];
+  if (pci.sriov !== undefined && pci.sriov.numVfs > 0) {
+    exclude(
+      ctx,
+      pci,
+      `SR-IOV physical function with ${pci.sriov.numVfs} VFs enabled; its VFs are advertised instead`,
+    );
+    return [];
+  }
+  const drm = await drmNodes(ctx, pci);
+  if (drm.card === undefined) {
+    exclude(ctx, pci, `no DRM card node under ${pci.sysfsPath}/drm`);
+    return [];
+  }
+  const deviceNodes = [
+    `/dev/dri/${drm.card}`,
+    ...(drm.render !== undefined ? [`/dev/dri/${drm.render}`] : []),
+  ];
+  const byPath = await presentNodes(ctx, [
+    `/dev/dri/by-path/pci-${pci.address}-card`,
+    `/dev/dri/by-path/pci-${pci.address}-render`,
+  ]);
+  const mounts: GpuMount[] = byPath.map((path) => ({ containerPath: path, hostPath: path, readOnly: true }));
+  const model = `Intel GPU ${pci.device ?? ''}`.trim();
+  return [
+    {
+      kind: driver,
+      id: pci.address,
+      pciAddress: pci.address,
+      model,
+      numaNodes: numaOf(pci),
+      pciePath: pci.pciePath,
+      deviceNodes,
+      sharedNodes: [],
+      mounts,
+      attributes: {
+        vendor: '0x8086',
+        model,
+        ...(pci.device !== undefined ? { device: pci.device } : {}),
+        driver,
+        card: drm.card,
+      },
+      problems: await nodeProblems(ctx, deviceNodes),
+      xgmiPeers: [],
+      sysfsPath: `/sys/bus/pci/devices/${pci.address}`,
+    },
+  ];
+}

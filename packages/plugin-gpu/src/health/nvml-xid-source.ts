@@ -1,0 +1,162 @@
+import type { Logger } from '@kdp/core';
+import type { XidEvent, XidEventSource } from './xid-health';
+
+/** NVML's critical-Xid event type (nvmlEventTypeXidCriticalError). */
+const XID_CRITICAL = 0x8n;
+const NVML_SUCCESS = 0;
+const NVML_ERROR_TIMEOUT = 10;
+
+/** Options of {@link loadNvmlXidSource}. */
+export interface NvmlXidSourceOptions {
+  /** The library to load (default `libnvidia-ml.so.1`, found by the dynamic loader). */
+  readonly library?: string;
+  /** How long one blocking wait on koffi's worker thread lasts, i.e. the longest a stop takes (default 1000). */
+  readonly waitMs?: number;
+}
+
+interface KoffiLike {
+  load(path: string): { func(definition: string): KoffiFunction };
+  pointer(name: string, type: unknown): unknown;
+  opaque(): unknown;
+  struct(name: string, fields: Record<string, unknown>): unknown;
+  address(value: unknown): bigint;
+}
+type KoffiFunction = ((...args: unknown[]) => number) & {
+  async(...args: unknown[]): void;
+};
+
+/**
+ * The NVML Xid event source, when `libnvidia-ml.so.1` loads through `koffi`; otherwise undefined, said once
+ * in the log (health then comes from sysfs, procfs and /dev only). Waits run on koffi's worker thread, so the
+ * event loop never blocks.
+ */
+export function loadNvmlXidSource(
+  logger: Logger,
+  options: NvmlXidSourceOptions = {},
+): XidEventSource | undefined {
+  const library = options.library ?? 'libnvidia-ml.so.1';
+  const waitMs = options.waitMs ?? 1000;
+  let nvml;
+  try {
+    nvml = bind(library);
+  } catch (error) {
+    logger.info(
+      { library, reason: error instanceof Error ? error.message : String(error) },
+      'NVML not available; GPU health comes from sysfs, procfs and /dev only',
+    );
+    return undefined;
+  }
+  return {
+    start(onEvent) {
+      let stopped = false;
+      let uuids: Map<bigint, string>;
+      let set: unknown;
+      try {
+        const init = nvml.init();
+        if (init !== NVML_SUCCESS) throw new Error(`nvmlInit_v2 returned ${init}`);
+        ({ uuids, set } = registerAll(nvml, logger));
+      } catch (error) {
+        logger.warn({ library, reason: String(error) }, 'NVML did not start; GPU health from sysfs only');
+        return () => undefined;
+      }
+      logger.info({ library, gpus: uuids.size }, 'NVML Xid health on');
+      const loop = (): void => {
+        if (stopped) {
+          nvml.setFree(set);
+          nvml.shutdown();
+          return;
+        }
+        const data: Record<string, unknown> = {};
+        nvml.wait.async(set, data, waitMs, (error: unknown, code: number) => {
+          if (error !== null && error !== undefined) {
+            logger.error({ reason: String(error) }, 'NVML event wait failed; NVML health stops');
+            return;
+          }
+          if (code === NVML_SUCCESS && !stopped) {
+            const type = BigInt(data.eventType as number | bigint);
+            if ((type & XID_CRITICAL) !== 0n) {
+              const uuid = data.device === null ? undefined : uuids.get(addressOf(nvml.koffi, data.device));
+              const event: XidEvent = {
+                xid: Number(data.eventData),
+                ...(uuid !== undefined ? { uuid } : {}),
+              };
+              onEvent(event);
+            }
+          } else if (code !== NVML_ERROR_TIMEOUT && code !== NVML_SUCCESS) {
+            logger.error({ code }, 'NVML event wait returned an error; NVML health stops');
+            return;
+          }
+          loop();
+        });
+      };
+      loop();
+      return () => {
+        stopped = true;
+      };
+    },
+  };
+}
+
+function addressOf(koffi: KoffiLike, pointer: unknown): bigint {
+  try {
+    return koffi.address(pointer);
+  } catch {
+    return -1n;
+  }
+}
+
+function bind(library: string) {
+  // Loaded only here, so that a machine without NVIDIA never touches the native module.
+  const koffi = require('koffi') as KoffiLike;
+  const lib = koffi.load(library);
+  koffi.pointer('nvmlDevice_t', koffi.opaque());
+  koffi.pointer('nvmlEventSet_t', koffi.opaque());
+  koffi.struct('nvmlEventData_t', {
+    device: 'nvmlDevice_t',
+    eventType: 'unsigned long long',
+    eventData: 'unsigned long long',
+    gpuInstanceId: 'unsigned int',
+    computeInstanceId: 'unsigned int',
+  });
+  return {
+    koffi,
+    init: lib.func('int nvmlInit_v2()'),
+    shutdown: lib.func('int nvmlShutdown()'),
+    count: lib.func('int nvmlDeviceGetCount_v2(_Out_ unsigned int *count)'),
+    byIndex: lib.func('int nvmlDeviceGetHandleByIndex_v2(unsigned int index, _Out_ nvmlDevice_t *device)'),
+    uuid: lib.func('int nvmlDeviceGetUUID(nvmlDevice_t device, _Out_ uint8_t *uuid, unsigned int length)'),
+    setCreate: lib.func('int nvmlEventSetCreate(_Out_ nvmlEventSet_t *set)'),
+    setFree: lib.func('int nvmlEventSetFree(nvmlEventSet_t set)'),
+    register: lib.func(
+      'int nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long types, nvmlEventSet_t set)',
+    ),
+    wait: lib.func(
+      'int nvmlEventSetWait_v2(nvmlEventSet_t set, _Out_ nvmlEventData_t *data, unsigned int timeoutms)',
+    ),
+  };
+}
+
+/** Creates the event set and registers every GPU for critical Xid events; maps handles to UUIDs. */
+function registerAll(
+  nvml: ReturnType<typeof bind>,
+  logger: Logger,
+): { uuids: Map<bigint, string>; set: unknown } {
+  const count = [0];
+  if (nvml.count(count) !== NVML_SUCCESS) throw new Error('nvmlDeviceGetCount_v2 failed');
+  const setOut: unknown[] = [null];
+  if (nvml.setCreate(setOut) !== NVML_SUCCESS) throw new Error('nvmlEventSetCreate failed');
+  const set = setOut[0];
+  const uuids = new Map<bigint, string>();
+  for (let index = 0; index < (count[0] ?? 0); index++) {
+    const handle: unknown[] = [null];
+    if (nvml.byIndex(index, handle) !== NVML_SUCCESS) continue;
+    const buffer = Buffer.alloc(96);
+    if (nvml.uuid(handle[0], buffer, buffer.length) !== NVML_SUCCESS) continue;
+    const end = buffer.indexOf(0);
+    const uuid = buffer.subarray(0, end < 0 ? buffer.length : end).toString('latin1');
+    const code = nvml.register(handle[0], XID_CRITICAL, set);
+    if (code !== NVML_SUCCESS) logger.warn({ uuid, code }, 'NVML: Xid events not available for this GPU');
+    uuids.set(addressOf(nvml.koffi, handle[0]), uuid);
+  }
+  return { uuids, set };
+}
