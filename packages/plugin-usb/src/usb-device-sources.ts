@@ -2,7 +2,7 @@ import {
   createPollingSource,
   createPushSource,
   type DeviceSource,
-  type Logger,
+  type LifecycleLogger,
   type PushSource,
   type ScanTrigger,
 } from '@kdp/core';
@@ -24,7 +24,7 @@ export interface UsbDeviceSourcesOptions {
   /** Event-driven rescans (inotify on /dev, the usb package's hot-plug events). */
   readonly triggers: readonly ScanTrigger[];
   readonly enrich?: (devices: readonly UsbDevice[]) => Promise<readonly UsbDevice[]>;
-  readonly logger: Logger;
+  readonly logger: LifecycleLogger;
 }
 
 /** One scanner shared by every resource: each resource gets its own source and health memory. */
