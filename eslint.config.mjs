@@ -52,8 +52,8 @@ export default [
     },
   },
   {
-    // Tests and benchmarks (and nothing else) may drive code with the kubelet simulator.
-    files: ['**/*.spec.ts', '**/bench/**/*.ts'],
+    // Tests, their fixtures and helpers, and benchmarks (and nothing else) may drive code with the kubelet simulator.
+    files: ['**/*.spec.ts', '**/*.fixture.ts', '**/testing/**/*.ts', '**/bench/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(['type:testing']) },
   },
   {

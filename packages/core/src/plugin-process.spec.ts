@@ -1,8 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { createKubeletSim, runConformance, type KubeletSim } from '@kdp/kubelet-sim';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 import { createTempDir } from './temp-dir.fixture';
 
 const RESOURCE = 'example.com/sample';
@@ -15,19 +15,11 @@ describe('the sample plugin as a process', () => {
   let sim: KubeletSim | undefined;
   const children: ChildProcess[] = [];
 
-  beforeAll(async () => {
+  beforeAll(() => {
     tmp = createTempDir();
-    bundle = join(tmp.path, 'sample-plugin.js');
-    await build({
-      entryPoints: [join(__dirname, 'sample-plugin.fixture.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      conditions: ['@kdp/source'],
-      outfile: bundle,
-      logLevel: 'silent',
-    });
+    bundle = bundleEntry(join(__dirname, 'sample-plugin.fixture.ts'), {
+      outfile: join(tmp.path, 'sample-plugin.js'),
+    }).path;
   }, 60_000);
 
   let runDir: ReturnType<typeof createTempDir>;

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { buildSync } from 'esbuild';
+import { bundleEntry, type EntryBundle } from '@kdp/kubelet-sim/testing';
 import {
   podWithDevices,
   startFakePodResourcesServer,
@@ -12,23 +12,14 @@ import { makeTempDir } from './test-support/temp-dir';
 
 // The bundle `npx device-monitor` runs, built the way project.json's build target builds it, into a
 // private directory so that a parallel `nx build` or another test run never swaps it underneath.
-const bundleDir = makeTempDir();
-const bundle = join(bundleDir.dir, 'main.js');
-afterAll(() => bundleDir.remove());
+let built: EntryBundle | undefined;
+let bundle = '';
+afterAll(() => built?.remove());
 const packageVersion = (require('../package.json') as { version: string }).version;
 
 beforeAll(() => {
-  buildSync({
-    entryPoints: [join(__dirname, 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    outfile: bundle,
-    logLevel: 'warning',
-  });
+  built = bundleEntry(join(__dirname, 'main.ts'));
+  bundle = built.path;
 }, 60_000);
 
 const runSync = (...args: string[]) =>

@@ -1,26 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 
 /** Bundles src/main.ts as the `build` target does, into a private temp dir; returns the bundle path and cleanup. */
 export function buildPluginBundle(): { bundle: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), 'kdp-fpga-bin-'));
-  const bundle = join(dir, 'main.js');
-  buildSync({
-    entryPoints: [join(__dirname, 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    outfile: bundle,
-    logLevel: 'warning',
-  });
-  return { bundle, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  const built = bundleEntry(join(__dirname, 'main.ts'));
+  return { bundle: built.path, remove: built.remove };
 }
 
 /** A running `fpga-device-plugin serve` process with its stderr collected. */

@@ -1,10 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildSync } from 'esbuild';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 
 /** The bundle `npx infiniband-device-plugin` runs, in a private temp dir. */
 export interface PluginBundle {
@@ -17,20 +15,7 @@ export interface PluginBundle {
  * `nx build` never swaps it underneath a running test.
  */
 export function buildPluginBundle(): PluginBundle {
-  const dir = mkdtempSync(join(tmpdir(), 'kdp-ib-'));
-  const path = join(dir, 'main.js');
-  buildSync({
-    entryPoints: [join(__dirname, 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    banner: { js: '#!/usr/bin/env node' },
-    outfile: path,
-    logLevel: 'warning',
-  });
-  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return bundleEntry(join(__dirname, 'main.ts'));
 }
 
 /** A running `serve` and what it logged so far. */

@@ -1,8 +1,8 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 
-const repoRoot = join(__dirname, '..', '..', '..');
 const bundle = join(__dirname, '..', 'dist', 'main.js');
 
 /** The roots flags pointing at a fixture machine. */
@@ -12,20 +12,7 @@ export function fixtureRoots(fixture: SysfsFixture): string[] {
 
 /** Bundles src/main.ts into dist/main.js as the `build` target does (for specs that run the real binary). */
 export function buildPluginBundle(): void {
-  execFileSync(
-    join(repoRoot, 'node_modules', '.bin', 'esbuild'),
-    [
-      join(__dirname, 'main.ts'),
-      '--bundle',
-      '--platform=node',
-      '--target=node20',
-      '--format=cjs',
-      '--conditions=@kdp/source',
-      `--outfile=${bundle}`,
-      '--log-level=warning',
-    ],
-    { cwd: repoRoot },
-  );
+  bundleEntry(join(__dirname, 'main.ts'), { outfile: bundle });
 }
 
 /** Starts `sriov-device-plugin serve` on a fixture; stderr (JSON logs) is handed to `onLog`. */

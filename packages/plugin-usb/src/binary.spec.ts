@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
 import { runConformance } from '@kdp/kubelet-sim';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 import { serveArgs } from './testing/run-cli';
 import { addSampleMachine } from './testing/sample-machine';
 import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
@@ -18,19 +18,8 @@ describe('usb-device-plugin as a process', () => {
   let dir: string;
   let child: ChildProcess | undefined;
 
-  beforeAll(async () => {
-    await build({
-      entryPoints: [join(__dirname, 'main.ts')],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      conditions: ['@kdp/source'],
-      external: ['usb'],
-      banner: { js: '#!/usr/bin/env node' },
-      outfile: BUNDLE,
-      logLevel: 'silent',
-    });
+  beforeAll(() => {
+    bundleEntry(join(__dirname, 'main.ts'), { outfile: BUNDLE, external: ['usb'] });
   }, 60_000);
 
   beforeEach(() => {

@@ -20,7 +20,7 @@ describe('kubelet-sim CLI', () => {
   let plugin: TestPlugin | undefined;
   beforeAll(() => {
     // The same bundle as the `build` target, built where the test can find it.
-    main = bundleEntry(join(__dirname, '../main.ts'), 'main.js');
+    main = bundleEntry(join(__dirname, '../main.ts')).path;
   });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'ks-cli-'));

@@ -228,7 +228,7 @@ describe('runConformance', () => {
     let bundle: string;
     let child: ChildProcess | undefined;
     beforeAll(() => {
-      bundle = bundleEntry(join(__dirname, '../testing/test-plugin-main.ts'), 'test-plugin.js');
+      bundle = bundleEntry(join(__dirname, '../testing/test-plugin-main.ts')).path;
     });
     afterEach(() => {
       child?.kill('SIGKILL');

@@ -1,14 +1,31 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
 
+/** A bundled entry point, ready to run as a process. */
+export interface EntryBundle {
+  /** The bundle's path. */
+  readonly path: string;
+  /** Deletes the private directory it was built in (nothing when `outfile` was given). */
+  remove(): void;
+}
+
+/** Options of {@link bundleEntry}. */
+export interface BundleEntryOptions {
+  /** Where to write the bundle; default `main.js` in a fresh private temp dir (a parallel build cannot swap it). */
+  readonly outfile?: string;
+  /** Packages left out of the bundle, e.g. native addons; then `outfile` must sit where `require` finds them. */
+  readonly external?: readonly string[];
+}
+
 /**
- * Bundles a TypeScript entry point into a runnable CommonJS file in a fresh temporary directory, with the
- * same settings as the package's `build` target, so tests can run it as a process. Returns the file's path.
+ * Bundles a TypeScript entry point exactly as the packages' `build` targets do (esbuild, node20, CommonJS, the
+ * `@kdp/source` condition, a node shebang), so tests and benchmarks can run a binary as a real process.
  */
-export function bundleEntry(entry: string, name: string): string {
-  const outfile = join(mkdtempSync(join(tmpdir(), 'ks-b-')), name);
+export function bundleEntry(entry: string, options: BundleEntryOptions = {}): EntryBundle {
+  const privateDir = options.outfile === undefined ? mkdtempSync(join(tmpdir(), 'kdp-bin-')) : undefined;
+  const path = options.outfile ?? join(privateDir ?? dirname(entry), 'main.js');
   buildSync({
     entryPoints: [entry],
     bundle: true,
@@ -17,8 +34,14 @@ export function bundleEntry(entry: string, name: string): string {
     format: 'cjs',
     conditions: ['@kdp/source'],
     banner: { js: '#!/usr/bin/env node' },
-    outfile,
-    logLevel: 'error',
+    external: [...(options.external ?? [])],
+    outfile: path,
+    logLevel: 'warning',
   });
-  return outfile;
+  return {
+    path,
+    remove: () => {
+      if (privateDir !== undefined) rmSync(privateDir, { recursive: true, force: true });
+    },
+  };
 }

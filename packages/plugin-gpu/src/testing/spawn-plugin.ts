@@ -1,25 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 
 /** The bundle the `gpu-device-plugin` binary runs. */
 export const BUNDLE = join(__dirname, '..', '..', 'dist', 'main.js');
 
-/** Bundles src/main.ts into dist/main.js exactly as the `build` target does. */
+/** Bundles src/main.ts into dist/main.js exactly as the `build` target does (koffi stays external). */
 export function buildBundle(): void {
-  buildSync({
-    entryPoints: [join(__dirname, '..', 'main.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    conditions: ['@kdp/source'],
-    external: ['koffi'],
-    banner: { js: '#!/usr/bin/env node' },
-    outfile: BUNDLE,
-    logLevel: 'warning',
-  });
+  bundleEntry(join(__dirname, '..', 'main.ts'), { outfile: BUNDLE, external: ['koffi'] });
 }
 
 /** A running `gpu-device-plugin serve`, with its stderr collected. */
