@@ -1,15 +1,11 @@
 import type { DevicePlugin } from './device-plugin';
+import type { PluginMetrics } from './metrics/plugin-metrics';
 
-/** What the lifecycle drives in a metric set (the runtime's `createPluginMetrics()` has this shape). */
-export interface LifecycleMetricsSink {
-  setDevices(resource: string, devices: readonly { readonly id: string; readonly health: string }[]): void;
-  registered(resource: string): void;
-  reregistered(resource: string, reason: string): void;
-  setRegistered(resource: string, registered: boolean): void;
-  allocate(resource: string, seconds: number, ok: boolean): void;
-  streams(resource: string, open: number): void;
-  removeResource(resource: string): void;
-}
+/** What the lifecycle drives in a metric set: the part of the runtime's `PluginMetrics` it calls. */
+export type LifecycleMetricsSink = Pick<
+  PluginMetrics,
+  'setDevices' | 'registered' | 'reregistered' | 'setRegistered' | 'allocate' | 'streams' | 'removeResource'
+>;
 
 /**
  * Drives the contract metrics (and so the default /readyz) from a plugin's events: device lists, registrations,

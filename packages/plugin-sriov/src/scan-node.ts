@@ -5,6 +5,7 @@ import {
   parseSysfsHex,
   parseSysfsInt,
   pciePlacementFromPath,
+  readVirtfnLinks,
   type Sysfs,
 } from '@kdp/topology';
 import { createBlockingSysfs } from './blocking-sysfs';
@@ -327,7 +328,7 @@ async function vfsOf(
   const computed = computedVfs(pf.address, sriov);
   if (computed !== undefined && computed.every((vf) => entries.get(vf.address)?.has('physfn')))
     return computed;
-  return readVirtfns(sysfs, `${PCI}/${pf.address}`);
+  return readVirtfnLinks(sysfs, `${PCI}/${pf.address}`);
 }
 
 function computedVfs(pfAddress: string, sriov: RawSriov): { index: number; address: string }[] | undefined {
@@ -346,26 +347,6 @@ function computedVfs(pfAddress: string, sriov: RawSriov): { index: number; addre
     out.push({ index, address: `${domain}:${bus}:${device}.${vfRid & 7}` });
   }
   return out;
-}
-
-async function readVirtfns(
-  sysfs: Sysfs,
-  dir: string,
-): Promise<{ readonly index: number; readonly address: string }[]> {
-  const links = (await sysfs.list(dir))
-    .map((name) => ({ name, index: /^virtfn(\d{1,5})$/.exec(name)?.[1] }))
-    .filter((e): e is { name: string; index: string } => e.index !== undefined);
-  const vfs = await Promise.all(
-    links.map(async ({ name, index }) => ({
-      index: Number(index),
-      address: await sysfs.readLinkName(`${dir}/${name}`),
-    })),
-  );
-  return vfs
-    .filter(
-      (vf): vf is { index: number; address: string } => vf.address !== undefined && isPciAddress(vf.address),
-    )
-    .sort((a, b) => a.index - b.index);
 }
 
 /** "0x8086" → "8086" (the form upstream's vendors/devices selectors use). */

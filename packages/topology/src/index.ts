@@ -33,6 +33,8 @@ export { pciePlacementFromPath } from './pci/pcie-path';
 export type { PciePlacement } from './pci/pcie-path';
 export { readPciDevice } from './pci/read-pci-device';
 export type { NumaSource, PciDevice, PciDeviceRead, SriovInfo } from './pci/read-pci-device';
+export { readVirtfnLinks } from './pci/read-virtfn-links';
+export type { VirtfnLink } from './pci/read-virtfn-links';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
 export { pciDeviceLocality, rankPciLocality } from './pci/pci-locality';

@@ -4,6 +4,7 @@ import { nodeOfCpus } from '../numa/read-numa-topology';
 import type { NumaTopology } from '../numa/read-numa-topology';
 import { isPciAddress } from './pci-address';
 import { pciePlacementFromPath } from './pcie-path';
+import { readVirtfnLinks } from './read-virtfn-links';
 
 /** How a device's NUMA node was learned. */
 export type NumaSource = 'numa_node' | 'local_cpulist' | 'unknown';
@@ -166,25 +167,7 @@ async function readSriov(
   totalVfs: number,
   numVfs: number | undefined,
 ): Promise<SriovInfo> {
-  const links = entries
-    .map((name) => ({ name, index: /^virtfn(\d{1,5})$/.exec(name)?.[1] }))
-    .filter((e): e is { name: string; index: string } => e.index !== undefined);
-  const vfs = await Promise.all(
-    links.map(async ({ name, index }) => ({
-      index: Number(index),
-      address: await sysfs.readLinkName(`${dir}/${name}`),
-    })),
-  );
-  return {
-    totalVfs,
-    numVfs: numVfs ?? 0,
-    vfs: vfs
-      .filter(
-        (vf): vf is { index: number; address: string } =>
-          vf.address !== undefined && isPciAddress(vf.address),
-      )
-      .sort((a, b) => a.index - b.index),
-  };
+  return { totalVfs, numVfs: numVfs ?? 0, vfs: await readVirtfnLinks(sysfs, dir, entries) };
 }
 
 function defined<T extends Record<string, string | undefined>>(values: T): Partial<Record<keyof T, string>> {
