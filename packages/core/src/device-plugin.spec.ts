@@ -71,6 +71,20 @@ describe('createDevicePlugin against kubelet-sim', () => {
     expect(statSync(socket).mode & 0o777).toBe(0o600);
   });
 
+  it('registers a resource whose socket name would overflow 107 bytes under a shortened, hashed name', async () => {
+    // An FPGA AFU resource name in a directory as long as the kubelet's (/var/lib/kubelet/device-plugins).
+    const afu = 'fpga.intel.com/af-695.d84.aVKNtusxV3qMNmj5-qCB9thCTcSko8QT-J5DNoP5BAs';
+    const padding = Math.max(1, '/var/lib/kubelet/device-plugins'.length - join(tmp.path, 'x').length);
+    dir = join(tmp.path, 'x'.repeat(padding));
+    sim = await createKubeletSim({ dir });
+    const registered = sim.waitFor('registered', (e) => e.resource === afu, 20_000);
+    await startPlugin({ resources: [{ name: afu, source }] });
+    const event = await registered;
+    expect(event.endpoint).toMatch(/^fpga\.intel\.com_af-695\.[\w.-]+_[0-9a-f]{8}-[0-9a-f]{8}\.sock$/);
+    expect(Buffer.byteLength(join(dir, event.endpoint))).toBeLessThanOrEqual(107);
+    await sim.waitFor('devices', (e) => e.resource === afu && e.devices.length === 4, 20_000);
+  });
+
   it('re-registers after 200 kubelet restarts in a row without losing one', async () => {
     sim = await createKubeletSim({ dir });
     const p = await startPlugin();

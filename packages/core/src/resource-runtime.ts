@@ -243,7 +243,7 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
     let leftAt = clock.now();
     let attempt = 0;
     const dir = join(socketPath, '..');
-    for (const path of await removeStaleSockets(dir, resource, socketPath)) {
+    for (const path of await removeStaleSockets(dir, socketPath)) {
       logger.info({ resource, path }, 'removed a stale socket of a dead instance');
     }
     while (!stopping) {

@@ -1,15 +1,16 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sanitizeResourceName } from './socket-path';
+import { socketNamePrefix } from './socket-path';
 import { isDialable } from './socket-probe';
 
 /**
- * Removes sockets a dead earlier instance of this resource left in `dir`: only files named
- * `<sanitized-resource>-*.sock`, only sockets, only when nobody answers a dial (a live instance, e.g. during a
- * maxSurge rollout, keeps its socket). Returns the removed paths.
+ * Removes sockets a dead earlier instance of the resource whose socket is `keep` left in `dir`: only files named
+ * like `keep` up to its instance ID (`<sanitized-resource>-*.sock`, or its shortened form), only sockets, only when
+ * nobody answers a dial (a live instance, e.g. during a maxSurge rollout, keeps its socket). Returns the removed
+ * paths.
  */
-export async function removeStaleSockets(dir: string, resource: string, keep: string): Promise<string[]> {
-  const prefix = `${sanitizeResourceName(resource)}-`;
+export async function removeStaleSockets(dir: string, keep: string): Promise<string[]> {
+  const prefix = socketNamePrefix(keep);
   let names: string[];
   try {
     names = await readdir(dir);
