@@ -5,3 +5,5 @@ export type { DeviceFault, SampleNode, SampleNodeOptions } from './sample-node/c
 export type { ExpectedResource } from './sample-node/sample-configs';
 export { PLUGIN_NAMES } from './plugin-names';
 export type { PluginName } from './plugin-names';
+export { runDemo } from './run-demo';
+export type { DemoIo } from './run-demo';

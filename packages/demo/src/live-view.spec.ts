@@ -43,6 +43,18 @@ describe('createLiveView', () => {
     expect(out().endsWith('── live ──\nc\nafter\n')).toBe(true);
   });
 
+  it('cuts footer lines to the terminal width on a TTY', () => {
+    let out = '';
+    const view = createLiveView({
+      write: (t) => (out += t),
+      tty: true,
+      render: () => ['123456789'],
+      columns: () => 5,
+    });
+    view.snapshot('x');
+    expect(out).toBe('── x\n1234\n');
+  });
+
   it('in follow mode without a TTY appends a snapshot once changes settle, and only when the table changed', async () => {
     const { view, out, setRows } = setup(false);
     view.snapshot('t');

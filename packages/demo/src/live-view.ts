@@ -5,6 +5,8 @@ export interface LiveViewOptions {
   readonly tty: boolean;
   /** The table's current lines. */
   readonly render: () => string[];
+  /** The terminal's width: footer lines are cut to it so that redrawing in place never meets a wrapped line. */
+  readonly columns?: () => number | undefined;
   /** Minimum time between two redraws (TTY) or the quiet time before an appended snapshot (follow mode); default 150 ms. */
   readonly intervalMs?: number;
 }
@@ -45,7 +47,10 @@ export function createLiveView(options: LiveViewOptions): LiveView {
   };
   const drawFooter = (): void => {
     if (title === undefined || closed) return;
-    const lines = table();
+    const width = options.columns?.();
+    const lines = table().map((line) =>
+      width !== undefined && line.length >= width ? line.slice(0, width - 1) : line,
+    );
     write(`${lines.join('\n')}\n`);
     footerLines = lines.length;
   };

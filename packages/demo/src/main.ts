@@ -6,6 +6,7 @@ void runDemo(process.argv.slice(2), {
   write: (text) => process.stdout.write(text),
   writeError: (text) => process.stderr.write(text),
   tty: process.stdout.isTTY === true,
+  columns: () => process.stdout.columns,
   packagesDir: join(__dirname, '..', '..'),
 }).then((code) => {
   process.exitCode = code;

@@ -19,6 +19,8 @@ export interface DemoIo {
   readonly writeError: (text: string) => void;
   /** Whether stdout is a terminal (live table redrawn in place). */
   readonly tty: boolean;
+  /** The terminal's width, when it is one. */
+  readonly columns?: () => number | undefined;
   /** Folder holding `plugin-<name>/dist/main.js`. */
   readonly packagesDir: string;
   /** Registers what Ctrl-C (SIGINT/SIGTERM) does; returns the unregistration. Default: process signals. */
@@ -67,6 +69,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
   const view = createLiveView({
     write: io.write,
     tty: io.tty,
+    ...(io.columns ? { columns: io.columns } : {}),
     render: () =>
       renderDeviceTable({
         expected,
