@@ -46,7 +46,9 @@ describe('runDemo when a step fails or is interrupted', () => {
     const io = captureIo({ timeoutMs: 4000 });
     const code = await runDemo(['--once'], io);
     expect(code).toBe(1);
-    expect(io.err()).toContain('kdp-demo: the fpga plugin did not register fpga.intel.com/af-695.d84.');
+    expect(io.err()).toContain(
+      'kdp-demo: the fpga plugin did not register all devices of fpga.intel.com/af-695.d84.',
+    );
     expect(io.err()).toContain('within 4 s; the last lines of its log:');
     expect(io.err()).toContain('waiting for a card that never comes');
     const dir = keptDir(io.err());

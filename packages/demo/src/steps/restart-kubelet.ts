@@ -1,5 +1,5 @@
-import { waitUntil } from '../wait-until';
-import { logTail, ms, type DemoContext } from './demo-context';
+import { ms, type DemoContext } from './demo-context';
+import { waitForEachPlugin } from './wait-for-each-plugin';
 
 /**
  * Restarts the kubelet (kubelet-sim deletes every socket in the device-plugin directory and serves kubelet.sock
@@ -7,7 +7,7 @@ import { logTail, ms, type DemoContext } from './demo-context';
  * devices. Fails naming a plugin that does not come back.
  */
 export async function restartKubelet(ctx: DemoContext): Promise<void> {
-  const { sim, node } = ctx;
+  const { sim } = ctx;
   const registeredAt = new Map<string, number>();
   const devicesAt = new Map<string, number>();
   const onEvent = (event: { type: string; at: number; resource?: string }): void => {
@@ -24,29 +24,18 @@ export async function restartKubelet(ctx: DemoContext): Promise<void> {
     await sim.restart();
     const { at: restartedAt } = await restarted;
     ctx.view.log('  kubelet.sock is back; every plugin socket was deleted');
-    await Promise.all(
-      ctx.plugins.map(async (plugin) => {
-        const expected = node.expected.filter((e) => e.plugin === plugin.name);
-        const missing = (): string[] =>
-          expected
-            .filter((e) => !devicesAt.has(e.resource) || sim.resource(e.resource)?.registered !== true)
-            .map((e) => e.resource);
-        await waitUntil(
-          sim,
-          () => (missing().length === 0 ? true : undefined),
-          ctx.timeoutMs,
-          () =>
-            `the ${plugin.name} plugin did not re-register ${missing().join(', ')} within ${ctx.timeoutMs / 1000} s ` +
-            `of the kubelet restart; the last lines of its log:\n${logTail(plugin)}`,
-        );
+    await waitForEachPlugin(ctx, {
+      ready: (e) => devicesAt.has(e.resource) && sim.resource(e.resource)?.registered === true,
+      failure: 'did not re-register',
+      report: (_plugin, expected) => {
         const parts = expected.map((e) => {
           const registered = (registeredAt.get(e.resource) ?? restartedAt) - restartedAt;
           const listed = (devicesAt.get(e.resource) ?? restartedAt) - restartedAt;
           return `${e.resource} after ${ms(registered)} (devices after ${ms(listed)})`;
         });
-        ctx.view.log(`  ${plugin.name.padEnd(10)} re-registered ${parts.join(', ')}`);
-      }),
-    );
+        return `re-registered ${parts.join(', ')}`;
+      },
+    });
   } finally {
     sim.events.off('event', onEvent);
   }
