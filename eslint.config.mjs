@@ -21,6 +21,7 @@ const boundaries = (extra) => [
       { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:api'] },
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
+      { sourceTag: 'type:demo', onlyDependOnLibsWithTags: ['type:testing', 'type:api', 'type:util'] },
       {
         sourceTag: 'type:plugin',
         onlyDependOnLibsWithTags: ['type:core', 'type:api', 'type:util', ...extra],

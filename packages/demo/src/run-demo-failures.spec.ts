@@ -1,0 +1,101 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runDemo, type DemoIo } from './run-demo';
+import { bundlePlugins } from './testing/bundle-plugins';
+
+const outDir = join(__dirname, '..', 'dist', 'spec-failures');
+
+/** Replaces one plugin's bundle with a script (a plugin that misbehaves). */
+function fakePlugin(plugin: string, script: string): void {
+  mkdirSync(join(outDir, `plugin-${plugin}`, 'dist'), { recursive: true });
+  writeFileSync(join(outDir, `plugin-${plugin}`, 'dist', 'main.js'), script);
+}
+
+function captureIo(overrides: Partial<DemoIo> = {}): DemoIo & { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    write: (text) => (out += text),
+    writeError: (text) => (err += text),
+    tty: false,
+    packagesDir: outDir,
+    onInterrupt: () => () => undefined,
+    out: () => out,
+    err: () => err,
+    ...overrides,
+  };
+}
+
+/** The temp dir the demo reported keeping, removed by the test. */
+function keptDir(stderr: string): string {
+  const dir = /kept (\S+) for inspection/.exec(stderr)?.[1];
+  if (dir === undefined) throw new Error(`no kept dir in: ${stderr}`);
+  return dir;
+}
+
+describe('runDemo when a step fails or is interrupted', () => {
+  beforeAll(() => {
+    bundlePlugins(outDir);
+  }, 120_000);
+
+  it('names a plugin that never registers and shows the tail of its log (exit 1)', async () => {
+    fakePlugin(
+      'fpga',
+      `process.stderr.write('{"level":"info","msg":"waiting for a card that never comes"}\\n');\nsetInterval(() => undefined, 1000);\n`,
+    );
+    const io = captureIo({ timeoutMs: 4000 });
+    const code = await runDemo(['--once'], io);
+    expect(code).toBe(1);
+    expect(io.err()).toContain(
+      'kdp-demo: the fpga plugin did not register all devices of fpga.intel.com/af-695.d84.',
+    );
+    expect(io.err()).toContain('within 4 s; the last lines of its log:');
+    expect(io.err()).toContain('waiting for a card that never comes');
+    const dir = keptDir(io.err());
+    expect(existsSync(join(dir, 'plugins.log'))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('fails at once when a plugin exits, with its exit code and its last lines (exit 1)', async () => {
+    fakePlugin(
+      'usb',
+      `process.stderr.write('usb-device-plugin: config.yaml: resources: broken\\n');\nprocess.exit(2);\n`,
+    );
+    const io = captureIo({ timeoutMs: 20_000 });
+    const started = Date.now();
+    const code = await runDemo(['--once'], io);
+    expect(code).toBe(1);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(io.err()).toContain('kdp-demo: the usb plugin exited with code 2; the last lines of its log:');
+    expect(io.err()).toContain('usb-device-plugin: config.yaml: resources: broken');
+    expect(io.out()).toContain('! [usb] usb-device-plugin: config.yaml: resources: broken');
+    rmSync(keptDir(io.err()), { recursive: true, force: true });
+    bundlePlugins(outDir);
+  }, 60_000);
+
+  it('keeps running after the steps until interrupted, then stops the plugins and cleans up (exit 0)', async () => {
+    let interrupt: () => void = () => undefined;
+    let running: () => void = () => undefined;
+    const reachedEnd = new Promise<void>((resolve) => (running = resolve));
+    let out = '';
+    const io = captureIo({
+      onInterrupt: (handler) => {
+        interrupt = handler;
+        return () => undefined;
+      },
+      write: (text) => {
+        out += text;
+        if (text.includes('Ctrl-C stops')) running();
+      },
+    });
+    const result = runDemo([], io);
+    await reachedEnd;
+    expect(out).not.toContain('All steps passed');
+    interrupt();
+    expect(await result).toBe(0);
+    expect(out).toContain('Interrupted.');
+    expect(out).toContain('exit codes: gpu 0, sriov 0, infiniband 0, usb 0, fpga 0');
+    const removed = /Removed (\S+)\.\n$/.exec(out)?.[1];
+    expect(existsSync(removed as string)).toBe(false);
+  }, 120_000);
+});

@@ -1,0 +1,100 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PLUGIN_NAMES } from './plugin-names';
+import { EXPECTED_RESOURCES } from './sample-node/sample-configs';
+import { samplePodName } from './steps/admit-sample-pods';
+import { bundlePlugins } from './testing/bundle-plugins';
+
+const outDir = join(__dirname, '..', 'dist', 'spec-run');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runBundle(args: readonly string[]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(outDir, 'demo', 'dist', 'main.js'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('kdp-demo --once as a process', () => {
+  let run: Run;
+
+  beforeAll(async () => {
+    bundlePlugins(outDir, { demo: true });
+    run = await runBundle(['--once']);
+  }, 180_000);
+
+  it('exits 0 with nothing on stderr', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  });
+
+  it('shows every resource registering with its devices, and the table', () => {
+    for (const { plugin, resource, devices } of EXPECTED_RESOURCES) {
+      const line = run.stdout
+        .split('\n')
+        .find((l) => l.trim().startsWith(`${plugin} `) && l.includes(' registered '));
+      expect(line).toContain(`${resource} (${devices} device${devices === 1 ? '' : 's'})`);
+    }
+    expect(run.stdout).toContain('── devices as kubelet-sim sees them ──');
+    expect(run.stdout).toContain(
+      'kubelet-sim: 9/9 resources registered, 17 devices, 17 healthy, 0 unhealthy',
+    );
+  });
+
+  it('admits a pod per resource and shows what its container receives', () => {
+    for (const { resource } of EXPECTED_RESOURCES) {
+      expect(run.stdout).toContain(`pod ${samplePodName(resource)}: ${resource} × 1 → `);
+    }
+    expect(run.stdout).toMatch(/NVIDIA_VISIBLE_DEVICES=GPU-/);
+    expect(run.stdout).toMatch(/cdi +k8s\.device-plugin\.nvidia\.com\/gpu=GPU-/);
+    expect(run.stdout).toMatch(/devices +\/dev\/kfd \(rw\), \/dev\/dri\/card0/);
+    expect(run.stdout).toMatch(/PCIDEVICE_INTEL_COM_SRIOV_DPDK=0000:3b:01\.\d/);
+    expect(run.stdout).toMatch(/\/dev\/infiniband\/uverbs\d \(rw\)/);
+    expect(run.stdout).toMatch(/KDP_USB_ZIGBEE_TTY=\/dev\/ttyACM0/);
+    expect(run.stdout).toMatch(/KDP_FPGA_AFU_ID=d8424dc4a4a3c413f89e433683f9040b/);
+  });
+
+  it('shows the GPU failing and recovering with measured latencies', () => {
+    expect(run.stdout).toMatch(
+      /kubelet-sim sees GPU-c81e0f5d-\S+ Unhealthy after \d+ ms \(allocatable 1 of 2\)/,
+    );
+    expect(run.stdout).toContain(
+      'kubelet-sim: 9/9 resources registered, 17 devices, 16 healthy, 1 unhealthy',
+    );
+    expect(run.stdout).toMatch(
+      /kubelet-sim sees GPU-c81e0f5d-\S+ Healthy after \d+ ms \(allocatable 2 of 2\)/,
+    );
+  });
+
+  it('shows every plugin re-registering after the kubelet restart, then cleans up', () => {
+    for (const plugin of PLUGIN_NAMES) {
+      expect(run.stdout).toMatch(new RegExp(`\\n  ${plugin} +re-registered .* after \\d+ ms`));
+    }
+    expect(run.stdout).toContain('── after the kubelet restart ──');
+    expect(run.stdout).toMatch(/All steps passed in \d+ ms\./);
+    expect(run.stdout).toContain('exit codes: gpu 0, sriov 0, infiniband 0, usb 0, fpga 0');
+    const removed = /Removed (\S+)\.\n$/.exec(run.stdout)?.[1];
+    expect(removed).toBeDefined();
+    expect(existsSync(removed as string)).toBe(false);
+  });
+
+  it('rejects an unknown argument with exit code 2 and the usage', async () => {
+    const bad = await runBundle(['--nope']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('kdp-demo: unknown argument "--nope"');
+    expect(bad.stderr).toContain('Usage: kdp-demo [--once]');
+  }, 30_000);
+});
