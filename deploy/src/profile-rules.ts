@@ -115,7 +115,7 @@ export const profileRules: readonly ProfileRule[] = [
     check: each((c) => (c.securityContext?.['privileged'] === false ? [] : ['securityContext.privileged must be false'])),
   },
   {
-    name: 'runs as uid 0 (the kubelet's device-plugins directory is root 0750)',
+    name: 'runs as uid 0 (the device-plugins directory is root 0750)',
     check: each((c) => (c.securityContext?.['runAsUser'] === 0 ? [] : ['securityContext.runAsUser must be 0'])),
   },
   {
