@@ -43,7 +43,9 @@ describe('applyJsonPatch', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('add', 'remove', 'replace', 'test', 'copy'),
-        fc.array(fc.oneof(fc.constantFrom('spec', 'args', 'volumes', '0', '-', '1', 'name'), fc.string()), { maxLength: 4 }),
+        fc.array(fc.oneof(fc.constantFrom('spec', 'args', 'volumes', '0', '-', '1', 'name'), fc.string()), {
+          maxLength: 4,
+        }),
         fc.jsonValue(),
         (op, tokens, value) => {
           const operation = { op, path: tokens.map((t) => `/${t}`).join(''), value } as JsonPatchOperation;

@@ -31,7 +31,8 @@ function child(container: Container, token: string, path: string): unknown {
 }
 
 function asContainer(value: unknown, path: string): Container {
-  if (typeof value !== 'object' || value === null) throw new Error(`JSON patch path "${path}": parent is not a container`);
+  if (typeof value !== 'object' || value === null)
+    throw new Error(`JSON patch path "${path}": parent is not a container`);
   return value as Container;
 }
 

@@ -19,7 +19,9 @@ export interface TypedObject {
 export function checkFieldNames(objects: readonly TypedObject[]): string[] {
   const file = join(deployDir, 'src', '__field-names-check__.ts');
   const imports = [...new Set(objects.map((o) => `import type { ${o.typeName} } from '${o.typeModule}';`))];
-  const body = objects.map((o, i) => `export const o${i}: ${o.typeName} = ${JSON.stringify(o.value, null, 1)};`);
+  const body = objects.map(
+    (o, i) => `export const o${i}: ${o.typeName} = ${JSON.stringify(o.value, null, 1)};`,
+  );
   const source = [...imports, ...body].join('\n');
   const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
@@ -37,9 +39,12 @@ export function checkFieldNames(objects: readonly TypedObject[]): string[] {
   const fileExists = host.fileExists.bind(host);
   host.fileExists = (name) => name === file || fileExists(name);
   const program = ts.createProgram([file], options, host);
-  const lineOf = (position: number): number => ts.getLineAndCharacterOfPosition(program.getSourceFile(file) as ts.SourceFile, position).line;
+  const lineOf = (position: number): number =>
+    ts.getLineAndCharacterOfPosition(program.getSourceFile(file) as ts.SourceFile, position).line;
   const firstLine = imports.length;
-  const starts = objects.map((_, i) => source.split('\n').findIndex((line) => line.startsWith(`export const o${i}:`)));
+  const starts = objects.map((_, i) =>
+    source.split('\n').findIndex((line) => line.startsWith(`export const o${i}:`)),
+  );
   return ts.getPreEmitDiagnostics(program).map((diagnostic) => {
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
     if (diagnostic.file?.fileName !== file || diagnostic.start === undefined) return message;

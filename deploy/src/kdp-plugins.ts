@@ -13,8 +13,20 @@ export interface DeployedPlugin {
 
 /** The five plugins and the ports documented in deploy/README.md. */
 export const deployedPlugins: readonly DeployedPlugin[] = [
-  { name: 'gpu', binary: 'gpu-device-plugin', metricsPort: 9401, configKey: 'config.yaml', configDir: '/etc/kdp/gpu' },
-  { name: 'sriov', binary: 'sriov-device-plugin', metricsPort: 9402, configKey: 'config.json', configDir: '/etc/pcidp' },
+  {
+    name: 'gpu',
+    binary: 'gpu-device-plugin',
+    metricsPort: 9401,
+    configKey: 'config.yaml',
+    configDir: '/etc/kdp/gpu',
+  },
+  {
+    name: 'sriov',
+    binary: 'sriov-device-plugin',
+    metricsPort: 9402,
+    configKey: 'config.json',
+    configDir: '/etc/pcidp',
+  },
   {
     name: 'infiniband',
     binary: 'infiniband-device-plugin',
@@ -22,8 +34,20 @@ export const deployedPlugins: readonly DeployedPlugin[] = [
     configKey: 'config.yaml',
     configDir: '/etc/kdp/infiniband',
   },
-  { name: 'usb', binary: 'usb-device-plugin', metricsPort: 9404, configKey: 'config.yaml', configDir: '/etc/kdp/usb' },
-  { name: 'fpga', binary: 'fpga-device-plugin', metricsPort: 9405, configKey: 'config.yaml', configDir: '/etc/kdp/fpga' },
+  {
+    name: 'usb',
+    binary: 'usb-device-plugin',
+    metricsPort: 9404,
+    configKey: 'config.yaml',
+    configDir: '/etc/kdp/usb',
+  },
+  {
+    name: 'fpga',
+    binary: 'fpga-device-plugin',
+    metricsPort: 9405,
+    configKey: 'config.yaml',
+    configDir: '/etc/kdp/fpga',
+  },
 ];
 
 /** Every kustomization directory under deploy/ that must build (relative to deploy/). */

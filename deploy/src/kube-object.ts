@@ -45,7 +45,11 @@ export function asKubeObject(value: unknown, where: string): KubeObject {
   if (typeof object.apiVersion !== 'string' || typeof object.kind !== 'string') {
     throw new Error(`${where}: apiVersion and kind are required`);
   }
-  if (typeof object.metadata !== 'object' || object.metadata === null || typeof object.metadata.name !== 'string') {
+  if (
+    typeof object.metadata !== 'object' ||
+    object.metadata === null ||
+    typeof object.metadata.name !== 'string'
+  ) {
     throw new Error(`${where}: metadata.name is required (${object.kind})`);
   }
   return object as KubeObject;

@@ -49,7 +49,8 @@ export function addLabels(objects: KubeObject[], entry: LabelsEntry): void {
   for (const object of objects) {
     Object.assign(mapping(object.metadata, 'labels'), entry.pairs);
     if (templates) {
-      for (const template of podTemplates(object)) Object.assign(mapping(mapping(template, 'metadata'), 'labels'), entry.pairs);
+      for (const template of podTemplates(object))
+        Object.assign(mapping(mapping(template, 'metadata'), 'labels'), entry.pairs);
     }
     if (entry.includeSelectors === true && podTemplates(object).length > 0) {
       Object.assign(mapping(mapping(object['spec'] as Mapping, 'selector'), 'matchLabels'), entry.pairs);

@@ -19,19 +19,28 @@ describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenA
     expect(objects.length).toBeGreaterThan(0);
     for (const object of objects) {
       const model = schemaModel(object.apiVersion, object.kind);
-      expect({ id: objectId(object), hasSchema: model !== undefined }).toEqual({ id: objectId(object), hasSchema: true });
+      expect({ id: objectId(object), hasSchema: model !== undefined }).toEqual({
+        id: objectId(object),
+        hasSchema: true,
+      });
       expect(() => model?.validate(object)).not.toThrow();
     }
   });
 
   it('the schema check rejects a wrong type and a bad enum (it is not a no-op)', () => {
-    const ds = structuredClone(builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet')) as KubeObject;
+    const ds = structuredClone(
+      builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
     const model = schemaModel(ds.apiVersion, ds.kind);
-    const pod = (ds['spec'] as { template: { spec: Record<string, unknown> } }).template.spec;
-    (pod['containers'] as { ports: { containerPort: unknown }[] }[])[0]!.ports[0]!.containerPort = '9401';
+    const pod = (
+      ds['spec'] as { template: { spec: { containers: [{ ports: [{ containerPort: unknown }] }] } } }
+    ).template.spec;
+    pod.containers[0].ports[0].containerPort = '9401';
     expect(() => model?.validate(ds)).toThrow('containerPort must be integer');
-    const ds2 = structuredClone(builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet')) as KubeObject;
-    ((ds2['spec'] as { updateStrategy: { type: string } }).updateStrategy.type = 'Rolling');
+    const ds2 = structuredClone(
+      builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    (ds2['spec'] as { updateStrategy: { type: string } }).updateStrategy.type = 'Rolling';
     expect(() => model?.validate(ds2)).toThrow('must be equal to one of the allowed values');
   });
 
@@ -39,18 +48,27 @@ describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenA
   it('holds no field the API does not know, and no mistyped one (TypeScript excess-property check)', () => {
     const seen = new Map<string, TypedObject>();
     for (const { dir, objects } of builds) {
-      for (const object of objects) seen.set(`${dir} ${objectId(object)}`, typed(`deploy/${dir} ${objectId(object)}`, object));
+      for (const object of objects)
+        seen.set(`${dir} ${objectId(object)}`, typed(`deploy/${dir} ${objectId(object)}`, object));
     }
     expect(checkFieldNames([...seen.values()])).toEqual([]);
   }, 60_000);
 
   it('the field check finds a misspelt field and a wrong type', () => {
-    const ds = structuredClone(builds.find((b) => b.dir === 'usb')?.objects.find((o) => o.kind === 'DaemonSet')) as KubeObject;
-    const container = (ds['spec'] as { template: { spec: { containers: Record<string, unknown>[] } } }).template.spec.containers[0]!;
-    container['securityContext'] = { ...(container['securityContext'] as object), readOnlyRootFilesytem: true };
+    const ds = structuredClone(
+      builds.find((b) => b.dir === 'usb')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    const container = (ds['spec'] as { template: { spec: { containers: [Record<string, unknown>] } } })
+      .template.spec.containers[0];
+    container['securityContext'] = {
+      ...(container['securityContext'] as object),
+      readOnlyRootFilesytem: true,
+    };
     container['args'] = 'serve';
     const problems = checkFieldNames([typed('usb', ds)]);
-    expect(problems.join('\n')).toMatch(/usb: .*readOnlyRootFilesytem.*' does not exist in type 'ISecurityContext'/);
+    expect(problems.join('\n')).toMatch(
+      /usb: .*readOnlyRootFilesytem.*' does not exist in type 'ISecurityContext'/,
+    );
     expect(problems.join('\n')).toMatch(/usb: Type 'string' is not assignable to type 'string\[\]'/);
   }, 60_000);
 });
@@ -67,8 +85,14 @@ describe('the namespace and the service account', () => {
   it('the service account mounts no token, and every plugin and the monitor run in kdp-system', () => {
     expect(base.find((o) => o.kind === 'ServiceAccount')?.['automountServiceAccountToken']).toBe(false);
     const all = builds.find((b) => b.dir === 'all')?.objects ?? [];
-    for (const object of all.filter((o) => o.kind !== 'Namespace')) expect([objectId(object), object.metadata.namespace]).toEqual([objectId(object), 'kdp-system']);
-    expect(all.filter((o) => o.kind === 'DaemonSet').map((o) => o.metadata.name).sort()).toEqual([
+    for (const object of all.filter((o) => o.kind !== 'Namespace'))
+      expect([objectId(object), object.metadata.namespace]).toEqual([objectId(object), 'kdp-system']);
+    expect(
+      all
+        .filter((o) => o.kind === 'DaemonSet')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([
       'device-monitor',
       'fpga-device-plugin',
       'gpu-device-plugin',

@@ -12,7 +12,10 @@ interface Container extends Mapping {
   name: string;
   args?: string[];
   ports?: { name?: string; containerPort: number }[];
-  securityContext?: Mapping & { capabilities?: { add?: string[]; drop?: string[] }; seccompProfile?: { type?: string } };
+  securityContext?: Mapping & {
+    capabilities?: { add?: string[]; drop?: string[] };
+    seccompProfile?: { type?: string };
+  };
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[];
   startupProbe?: Probe;
@@ -34,7 +37,9 @@ interface PodSpec extends Mapping {
   containers: Container[];
   volumes?: Volume[];
   tolerations?: { key?: string; operator?: string }[];
-  affinity?: { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } } };
+  affinity?: {
+    nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } };
+  };
 }
 
 interface Term {
@@ -87,7 +92,9 @@ function metricsPort(container: Container): number | undefined {
 function probeHits(container: Container, probe: Probe | undefined, path: string): boolean {
   const port = probe?.httpGet?.port;
   const portNumber =
-    typeof port === 'string' ? container.ports?.find((candidate) => candidate.name === port)?.containerPort : port;
+    typeof port === 'string'
+      ? container.ports?.find((candidate) => candidate.name === port)?.containerPort
+      : port;
   return probe?.httpGet?.path === path && portNumber !== undefined && portNumber === metricsPort(container);
 }
 
@@ -106,22 +113,30 @@ const hostPathPolicy: { path: string; writable: boolean }[] = [
 const each =
   (check: (container: Container, daemonSet: KubeObject) => string[]) =>
   (daemonSet: KubeObject): string[] =>
-    containers(daemonSet).flatMap((container) => check(container, daemonSet).map((problem) => `${container.name}: ${problem}`));
+    containers(daemonSet).flatMap((container) =>
+      check(container, daemonSet).map((problem) => `${container.name}: ${problem}`),
+    );
 
 /** kdp's DaemonSet profile (deploy/README.md, "Security profile"), one rule per setting. */
 export const profileRules: readonly ProfileRule[] = [
   {
     name: 'not privileged',
-    check: each((c) => (c.securityContext?.['privileged'] === false ? [] : ['securityContext.privileged must be false'])),
+    check: each((c) =>
+      c.securityContext?.['privileged'] === false ? [] : ['securityContext.privileged must be false'],
+    ),
   },
   {
     name: 'runs as uid 0 (the device-plugins directory is root 0750)',
-    check: each((c) => (c.securityContext?.['runAsUser'] === 0 ? [] : ['securityContext.runAsUser must be 0'])),
+    check: each((c) =>
+      c.securityContext?.['runAsUser'] === 0 ? [] : ['securityContext.runAsUser must be 0'],
+    ),
   },
   {
     name: 'no privilege escalation',
     check: each((c) =>
-      c.securityContext?.['allowPrivilegeEscalation'] === false ? [] : ['allowPrivilegeEscalation must be false'],
+      c.securityContext?.['allowPrivilegeEscalation'] === false
+        ? []
+        : ['allowPrivilegeEscalation must be false'],
     ),
   },
   {
@@ -130,24 +145,30 @@ export const profileRules: readonly ProfileRule[] = [
       const caps = c.securityContext?.capabilities;
       const problems: string[] = [];
       if (!(caps?.drop ?? []).includes('ALL')) problems.push('capabilities.drop must include ALL');
-      if ((caps?.add ?? []).length > 0) problems.push(`capabilities.add must be empty, is ${JSON.stringify(caps?.add)}`);
+      if ((caps?.add ?? []).length > 0)
+        problems.push(`capabilities.add must be empty, is ${JSON.stringify(caps?.add)}`);
       return problems;
     }),
   },
   {
     name: 'read-only root filesystem',
-    check: each((c) => (c.securityContext?.['readOnlyRootFilesystem'] === true ? [] : ['readOnlyRootFilesystem must be true'])),
+    check: each((c) =>
+      c.securityContext?.['readOnlyRootFilesystem'] === true ? [] : ['readOnlyRootFilesystem must be true'],
+    ),
   },
   {
     name: 'seccomp RuntimeDefault',
     check: (ds) => {
-      const pod = (podSpec(ds)['securityContext'] as { seccompProfile?: { type?: string } } | undefined)?.seccompProfile;
+      const pod = (podSpec(ds)['securityContext'] as { seccompProfile?: { type?: string } } | undefined)
+        ?.seccompProfile;
       const problems = pod?.type === 'RuntimeDefault' ? [] : ['pod seccompProfile must be RuntimeDefault'];
       return [
         ...problems,
         ...each((c) => {
           const type = c.securityContext?.seccompProfile?.type;
-          return type === undefined || type === 'RuntimeDefault' ? [] : [`seccompProfile ${type} is not RuntimeDefault`];
+          return type === undefined || type === 'RuntimeDefault'
+            ? []
+            : [`seccompProfile ${type} is not RuntimeDefault`];
         })(ds),
       ];
     },
@@ -155,19 +176,25 @@ export const profileRules: readonly ProfileRule[] = [
   {
     name: 'priorityClassName system-node-critical',
     check: (ds) =>
-      podSpec(ds)['priorityClassName'] === 'system-node-critical' ? [] : ['priorityClassName must be system-node-critical'],
+      podSpec(ds)['priorityClassName'] === 'system-node-critical'
+        ? []
+        : ['priorityClassName must be system-node-critical'],
   },
   {
     name: 'no service-account token',
     check: (ds) =>
-      podSpec(ds)['automountServiceAccountToken'] === false ? [] : ['automountServiceAccountToken must be false'],
+      podSpec(ds)['automountServiceAccountToken'] === false
+        ? []
+        : ['automountServiceAccountToken must be false'],
   },
   {
     name: 'memory request 64Mi, limit 128Mi; CPU request at most 20m',
     check: each((c) => {
       const problems: string[] = [];
-      if (memoryBytes(c.resources?.requests?.['memory']) !== 64 * 2 ** 20) problems.push('requests.memory must be 64Mi');
-      if (memoryBytes(c.resources?.limits?.['memory']) !== 128 * 2 ** 20) problems.push('limits.memory must be 128Mi');
+      if (memoryBytes(c.resources?.requests?.['memory']) !== 64 * 2 ** 20)
+        problems.push('requests.memory must be 64Mi');
+      if (memoryBytes(c.resources?.limits?.['memory']) !== 128 * 2 ** 20)
+        problems.push('limits.memory must be 128Mi');
       const cpu = cpuMillis(c.resources?.requests?.['cpu']);
       if (!(cpu > 0 && cpu <= 20)) problems.push('requests.cpu must be set and at most 20m');
       return problems;
@@ -183,7 +210,8 @@ export const profileRules: readonly ProfileRule[] = [
         problems.push(`no container port "metrics" ${port}`);
       }
       const expected = { gpu: 9401, sriov: 9402, infiniband: 9403, usb: 9404, fpga: 9405 }[pluginOf(ds)];
-      if (port !== expected) problems.push(`metrics port ${port} is not the plugin's documented port ${String(expected)}`);
+      if (port !== expected)
+        problems.push(`metrics port ${port} is not the plugin's documented port ${String(expected)}`);
       return problems;
     }),
   },
@@ -191,9 +219,12 @@ export const profileRules: readonly ProfileRule[] = [
     name: 'startup and liveness probes on /healthz, readiness on /readyz, at the metrics port',
     check: each((c) => {
       const problems: string[] = [];
-      if (!probeHits(c, c.startupProbe, '/healthz')) problems.push('startupProbe must GET /healthz on the metrics port');
-      if (!probeHits(c, c.livenessProbe, '/healthz')) problems.push('livenessProbe must GET /healthz on the metrics port');
-      if (!probeHits(c, c.readinessProbe, '/readyz')) problems.push('readinessProbe must GET /readyz on the metrics port');
+      if (!probeHits(c, c.startupProbe, '/healthz'))
+        problems.push('startupProbe must GET /healthz on the metrics port');
+      if (!probeHits(c, c.livenessProbe, '/healthz'))
+        problems.push('livenessProbe must GET /healthz on the metrics port');
+      if (!probeHits(c, c.readinessProbe, '/readyz'))
+        problems.push('readinessProbe must GET /readyz on the metrics port');
       return problems;
     }),
   },
@@ -201,8 +232,7 @@ export const profileRules: readonly ProfileRule[] = [
     name: 'RollingUpdate, maxUnavailable 1, maxSurge 0',
     check: (ds) => {
       const strategy = (ds['spec'] as Mapping)['updateStrategy'] as
-        | { type?: string; rollingUpdate?: { maxUnavailable?: unknown; maxSurge?: unknown } }
-        | undefined;
+        { type?: string; rollingUpdate?: { maxUnavailable?: unknown; maxSurge?: unknown } } | undefined;
       const ok =
         strategy?.type === 'RollingUpdate' &&
         strategy.rollingUpdate?.maxUnavailable === 1 &&
@@ -242,7 +272,8 @@ export const profileRules: readonly ProfileRule[] = [
       const keys = (podSpec(ds).tolerations ?? []).map((toleration) => toleration.key);
       const problems: string[] = [];
       if (!keys.includes('CriticalAddonsOnly')) problems.push('no toleration for CriticalAddonsOnly');
-      if (!keys.includes(`kdp.dev/${pluginOf(ds)}`)) problems.push(`no toleration for kdp.dev/${pluginOf(ds)}`);
+      if (!keys.includes(`kdp.dev/${pluginOf(ds)}`))
+        problems.push(`no toleration for kdp.dev/${pluginOf(ds)}`);
       if ((podSpec(ds).tolerations ?? []).some((t) => t.key === undefined && t.operator === 'Exists')) {
         problems.push('tolerates every taint');
       }
@@ -253,7 +284,8 @@ export const profileRules: readonly ProfileRule[] = [
     name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label',
     check: (ds) => {
       const terms =
-        podSpec(ds).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+        podSpec(ds).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+          ?.nodeSelectorTerms ?? [];
       const optIn = `kdp.dev/${pluginOf(ds)}.present`;
       const problems: string[] = [];
       const hasOptIn = terms.some(
@@ -282,7 +314,8 @@ export const profileRules: readonly ProfileRule[] = [
       const mount = c.volumeMounts?.find((candidate) => candidate.name === configVolume.name);
       if (mount === undefined) return ['the ConfigMap volume is not mounted'];
       const problems: string[] = [];
-      if (mount.subPath !== undefined) problems.push('the ConfigMap is mounted with subPath (no reload on change)');
+      if (mount.subPath !== undefined)
+        problems.push('the ConfigMap is mounted with subPath (no reload on change)');
       if (!(argValue(c, '--config') ?? '').startsWith(`${mount.mountPath}/`)) {
         problems.push(`--config does not point into ${mount.mountPath}`);
       }

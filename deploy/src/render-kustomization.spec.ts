@@ -59,7 +59,8 @@ describe('renderKustomization', () => {
 
   it('adds labels to metadata, and to pod templates only with includeTemplates', () => {
     const root = make({
-      'kustomization.yaml': 'resources: [ds.yaml]\nlabels:\n  - pairs: { a: "1" }\n  - pairs: { b: "2" }\n    includeTemplates: true\n',
+      'kustomization.yaml':
+        'resources: [ds.yaml]\nlabels:\n  - pairs: { a: "1" }\n  - pairs: { b: "2" }\n    includeTemplates: true\n',
       'ds.yaml': daemonSet,
     });
     const [ds] = renderKustomization(root) as [KubeObject];
@@ -71,7 +72,8 @@ describe('renderKustomization', () => {
 
   it('sets image tags and names', () => {
     const root = make({
-      'kustomization.yaml': 'resources: [ds.yaml]\nimages:\n  - { name: ghcr.io/x/p, newName: reg.example/p, newTag: "2.0" }\n',
+      'kustomization.yaml':
+        'resources: [ds.yaml]\nimages:\n  - { name: ghcr.io/x/p, newName: reg.example/p, newTag: "2.0" }\n',
       'ds.yaml': daemonSet,
     });
     const [ds] = renderKustomization(root) as [KubeObject];
@@ -107,19 +109,35 @@ patches:
   });
 
   it.each([
-    [{ 'kustomization.yaml': 'resources: [a.yaml, b.yaml]\n', 'a.yaml': configMap, 'b.yaml': configMap }, 'already registered id'],
+    [
+      { 'kustomization.yaml': 'resources: [a.yaml, b.yaml]\n', 'a.yaml': configMap, 'b.yaml': configMap },
+      'already registered id',
+    ],
     [{ 'kustomization.yaml': 'commonLabels: { a: b }\n' }, 'field "commonLabels" is not supported'],
     [{ 'kustomization.yaml': 'resources: [gone.yaml]\n' }, 'resource gone.yaml does not exist'],
-    [{ 'kustomization.yaml': 'resources: [../outside.yaml]\n', '../outside.yaml': configMap }, 'is not in or below'],
-    [{ 'kustomization.yaml': 'components: [c]\n', 'c/kustomization.yaml': 'resources: []\n' }, 'expected kind Component'],
-    [{ 'kustomization.yaml': 'resources: [bad.yaml]\n', 'bad.yaml': 'kind: ConfigMap\n' }, 'apiVersion and kind are required'],
+    [
+      { 'kustomization.yaml': 'resources: [../outside.yaml]\n', '../outside.yaml': configMap },
+      'is not in or below',
+    ],
+    [
+      { 'kustomization.yaml': 'components: [c]\n', 'c/kustomization.yaml': 'resources: []\n' },
+      'expected kind Component',
+    ],
+    [
+      { 'kustomization.yaml': 'resources: [bad.yaml]\n', 'bad.yaml': 'kind: ConfigMap\n' },
+      'apiVersion and kind are required',
+    ],
     [{ 'kustomization.yaml': 'resources: [bad.yaml]\n', 'bad.yaml': 'a: [\n' }, 'bad.yaml'],
     [
       { 'kustomization.yaml': 'resources: [cm.yaml]\npatches:\n  - patch: "[]"\n', 'cm.yaml': configMap },
       'a JSON 6902 patch needs a target',
     ],
     [
-      { 'kustomization.yaml': 'resources: [cm.yaml]\npatches:\n  - path: p.yaml\n', 'cm.yaml': configMap, 'p.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other }\n' },
+      {
+        'kustomization.yaml': 'resources: [cm.yaml]\npatches:\n  - path: p.yaml\n',
+        'cm.yaml': configMap,
+        'p.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: { name: other }\n',
+      },
       'must match exactly one object, matched 0',
     ],
   ])('refuses a broken kustomization with a clear error (%#)', (files, message) => {

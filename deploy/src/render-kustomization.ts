@@ -2,7 +2,13 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { applyJsonPatch, type JsonPatchOperation } from './apply-json-patch';
 import { apiGroup, asKubeObject, objectId, type KubeObject } from './kube-object';
-import { addLabels, setImages, setNamespace, type ImageEntry, type LabelsEntry } from './kustomize-transforms';
+import {
+  addLabels,
+  setImages,
+  setNamespace,
+  type ImageEntry,
+  type LabelsEntry,
+} from './kustomize-transforms';
 import { parseYamlDocuments } from './parse-yaml-documents';
 import { strategicMerge } from './strategic-merge';
 
@@ -10,7 +16,14 @@ import { strategicMerge } from './strategic-merge';
 interface PatchEntry {
   path?: string;
   patch?: string;
-  target?: { group?: string; version?: string; kind?: string; name?: string; namespace?: string; labelSelector?: string };
+  target?: {
+    group?: string;
+    version?: string;
+    kind?: string;
+    name?: string;
+    namespace?: string;
+    labelSelector?: string;
+  };
 }
 
 interface Kustomization {
@@ -24,7 +37,16 @@ interface Kustomization {
   patches?: PatchEntry[];
 }
 
-const supportedFields = new Set(['apiVersion', 'kind', 'resources', 'components', 'namespace', 'labels', 'images', 'patches']);
+const supportedFields = new Set([
+  'apiVersion',
+  'kind',
+  'resources',
+  'components',
+  'namespace',
+  'labels',
+  'images',
+  'patches',
+]);
 const fileNames = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
 function readKustomization(dir: string): { file: string; kustomization: Kustomization } {
@@ -34,7 +56,8 @@ function readKustomization(dir: string): { file: string; kustomization: Kustomiz
   const [value] = parseYamlDocuments(readFileSync(file, 'utf8'), file);
   if (typeof value !== 'object' || value === null) throw new Error(`${file}: empty kustomization`);
   for (const field of Object.keys(value)) {
-    if (!supportedFields.has(field)) throw new Error(`${file}: field "${field}" is not supported by this renderer`);
+    if (!supportedFields.has(field))
+      throw new Error(`${file}: field "${field}" is not supported by this renderer`);
   }
   return { file, kustomization: value as Kustomization };
 }
@@ -46,7 +69,9 @@ function inside(root: string, path: string): boolean {
 }
 
 function readObjects(path: string): KubeObject[] {
-  return parseYamlDocuments(readFileSync(path, 'utf8'), path).map((value, i) => asKubeObject(value, `${path} #${i + 1}`));
+  return parseYamlDocuments(readFileSync(path, 'utf8'), path).map((value, i) =>
+    asKubeObject(value, `${path} #${i + 1}`),
+  );
 }
 
 function add(objects: KubeObject[], more: readonly KubeObject[], where: string): void {
@@ -112,7 +137,10 @@ function applyPatch(objects: KubeObject[], entry: PatchEntry, dir: string, file:
   }
   objects.forEach((object, i) => {
     if (matchesTarget(object, target)) {
-      const merged = strategicMerge(object, { ...smp, metadata: { ...smp.metadata, name: object.metadata.name } });
+      const merged = strategicMerge(object, {
+        ...smp,
+        metadata: { ...smp.metadata, name: object.metadata.name },
+      });
       objects[i] = merged as KubeObject;
     }
   });

@@ -5,7 +5,14 @@ describe('strategicMerge', () => {
     spec: {
       template: {
         spec: {
-          containers: [{ name: 'plugin', image: 'a:1', args: ['serve', '--x'], volumeMounts: [{ name: 'v', mountPath: '/v' }] }],
+          containers: [
+            {
+              name: 'plugin',
+              image: 'a:1',
+              args: ['serve', '--x'],
+              volumeMounts: [{ name: 'v', mountPath: '/v' }],
+            },
+          ],
           volumes: [{ name: 'v', hostPath: { path: '/v' } }],
           tolerations: [{ key: 'a', operator: 'Exists' }],
         },
@@ -41,14 +48,21 @@ describe('strategicMerge', () => {
   });
 
   it('deletes a key patched with null and replaces scalars and strings', () => {
-    expect(strategicMerge({ data: { 'config.yaml': 'a: 1\n' }, keep: 1, drop: 2 }, { data: { 'config.yaml': 'b: 2\n' }, drop: null })).toEqual({
+    expect(
+      strategicMerge(
+        { data: { 'config.yaml': 'a: 1\n' }, keep: 1, drop: 2 },
+        { data: { 'config.yaml': 'b: 2\n' }, drop: null },
+      ),
+    ).toEqual({
       data: { 'config.yaml': 'b: 2\n' },
       keep: 1,
     });
   });
 
   it('appends containers of a new name and leaves its inputs untouched', () => {
-    const out = strategicMerge(daemonSet, { spec: { template: { spec: { containers: [{ name: 'sidecar', image: 's' }] } } } }) as typeof daemonSet;
+    const out = strategicMerge(daemonSet, {
+      spec: { template: { spec: { containers: [{ name: 'sidecar', image: 's' }] } } },
+    }) as typeof daemonSet;
     expect(out.spec.template.spec.containers.map((c) => c.name)).toEqual(['plugin', 'sidecar']);
     expect(daemonSet.spec.template.spec.containers).toHaveLength(1);
   });

@@ -22,7 +22,9 @@ function mergeList(key: string, target: unknown[], patch: unknown[]): unknown[] 
   const result = structuredClone(target);
   for (const item of patch) {
     if (!isMapping(item)) return structuredClone(patch);
-    const index = result.findIndex((existing) => isMapping(existing) && existing[mergeKey] === item[mergeKey]);
+    const index = result.findIndex(
+      (existing) => isMapping(existing) && existing[mergeKey] === item[mergeKey],
+    );
     if (index < 0) result.push(structuredClone(item));
     else result[index] = strategicMerge(result[index], item);
   }
