@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFieldNames, type TypedObject } from './check-field-names';
-import { deployDir } from './deploy-dir';
-import { kustomizations } from './kdp-plugins';
+import { deployDir, repoRoot } from './deploy-dir';
+import { deployedPlugins, kustomizations } from './kdp-plugins';
 import { objectId, type KubeObject } from './kube-object';
 import { renderKustomization } from './render-kustomization';
 import { kubernetesSchemaVersion, schemaModel } from './schema-models';
@@ -100,5 +101,21 @@ describe('the namespace and the service account', () => {
       'sriov-device-plugin',
       'usb-device-plugin',
     ]);
+  });
+});
+
+describe('images', () => {
+  it.each(deployedPlugins)("$binary's image tag is its package's version", ({ name, binary }) => {
+    const { version } = JSON.parse(
+      readFileSync(join(repoRoot, 'packages', `plugin-${name}`, 'package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    const images = builds
+      .flatMap((b) => b.objects)
+      .filter((o) => o.kind === 'DaemonSet' && o.metadata.name === binary)
+      .map((o) => JSON.stringify(o).match(/"image":"([^"]+)"/)?.[1]);
+    expect(images.length).toBeGreaterThan(0);
+    expect(new Set(images)).toEqual(new Set([`ghcr.io/kdp-dev/${binary}:${version}`]));
   });
 });
