@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Reads `nx show projects --affected --json` (a JSON list of project names) on stdin and prints the short names
+// of the affected kdp plugins as a JSON list for a GitHub Actions matrix, e.g. ["gpu","usb"]. With --all it
+// ignores stdin and prints every plugin (a push whose base commit is unknown, a manual run).
+// Usage: npx nx show projects --affected --base=B --head=H --json | node .github/scripts/affected-plugins.mjs
+import { readFileSync } from 'node:fs';
+
+const plugins = ['gpu', 'sriov', 'infiniband', 'usb', 'fpga'];
+
+function main() {
+  if (process.argv.includes('--all')) return plugins;
+  const text = readFileSync(0, 'utf8');
+  let projects;
+  try {
+    projects = JSON.parse(text);
+  } catch {
+    throw new Error(`expected the JSON list of nx show projects --json on stdin, got: ${text.slice(0, 200)}`);
+  }
+  if (!Array.isArray(projects) || projects.some((name) => typeof name !== 'string')) {
+    throw new Error('expected a JSON list of project names on stdin');
+  }
+  return plugins.filter((plugin) => projects.includes(`@kdp/plugin-${plugin}`));
+}
+
+try {
+  process.stdout.write(`${JSON.stringify(main())}\n`);
+} catch (error) {
+  process.stderr.write(`affected-plugins: ${error.message}\n`);
+  process.exit(2);
+}

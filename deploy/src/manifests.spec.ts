@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkFieldNames, type TypedObject } from './check-field-names';
+import { deployDir, repoRoot } from './deploy-dir';
+import { deployedPlugins, kustomizations } from './kdp-plugins';
+import { objectId, type KubeObject } from './kube-object';
+import { renderKustomization } from './render-kustomization';
+import { kubernetesSchemaVersion, schemaModel } from './schema-models';
+
+const builds = kustomizations.map((dir) => ({ dir, objects: renderKustomization(join(deployDir, dir)) }));
+
+function typed(label: string, object: KubeObject): TypedObject {
+  const model = schemaModel(object.apiVersion, object.kind);
+  if (model === undefined) throw new Error(`${label}: no schema for ${object.apiVersion} ${object.kind}`);
+  return { label, value: object, typeModule: model.typeModule, typeName: model.typeName };
+}
+
+describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenAPI schema (kubernetes-models 4.5.1)`, () => {
+  it.each(builds)('deploy/$dir renders objects that all validate', ({ objects }) => {
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) {
+      const model = schemaModel(object.apiVersion, object.kind);
+      expect({ id: objectId(object), hasSchema: model !== undefined }).toEqual({
+        id: objectId(object),
+        hasSchema: true,
+      });
+      expect(() => model?.validate(object)).not.toThrow();
+    }
+  });
+
+  it('the schema check rejects a wrong type and a bad enum (it is not a no-op)', () => {
+    const ds = structuredClone(
+      builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    const model = schemaModel(ds.apiVersion, ds.kind);
+    const pod = (
+      ds['spec'] as { template: { spec: { containers: [{ ports: [{ containerPort: unknown }] }] } } }
+    ).template.spec;
+    pod.containers[0].ports[0].containerPort = '9401';
+    expect(() => model?.validate(ds)).toThrow('containerPort must be integer');
+    const ds2 = structuredClone(
+      builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    (ds2['spec'] as { updateStrategy: { type: string } }).updateStrategy.type = 'Rolling';
+    expect(() => model?.validate(ds2)).toThrow('must be equal to one of the allowed values');
+  });
+
+  // The OpenAPI schema admits unknown fields; kubectl apply's strict field validation does not.
+  it('holds no field the API does not know, and no mistyped one (TypeScript excess-property check)', () => {
+    const seen = new Map<string, TypedObject>();
+    for (const { dir, objects } of builds) {
+      for (const object of objects)
+        seen.set(`${dir} ${objectId(object)}`, typed(`deploy/${dir} ${objectId(object)}`, object));
+    }
+    expect(checkFieldNames([...seen.values()])).toEqual([]);
+  }, 60_000);
+
+  it('the field check finds a misspelt field and a wrong type', () => {
+    const ds = structuredClone(
+      builds.find((b) => b.dir === 'usb')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    const container = (ds['spec'] as { template: { spec: { containers: [Record<string, unknown>] } } })
+      .template.spec.containers[0];
+    container['securityContext'] = {
+      ...(container['securityContext'] as object),
+      readOnlyRootFilesytem: true,
+    };
+    container['args'] = 'serve';
+    const problems = checkFieldNames([typed('usb', ds)]);
+    expect(problems.join('\n')).toMatch(
+      /usb: .*readOnlyRootFilesytem.*' does not exist in type 'ISecurityContext'/,
+    );
+    expect(problems.join('\n')).toMatch(/usb: Type 'string' is not assignable to type 'string\[\]'/);
+  }, 60_000);
+});
+
+describe('the namespace and the service account', () => {
+  const base = builds.find((b) => b.dir === 'base')?.objects ?? [];
+
+  it('kdp-system enforces Pod Security "privileged" (hostPath volumes fail baseline), nothing looser elsewhere', () => {
+    const namespace = base.find((o) => o.kind === 'Namespace');
+    expect(namespace?.metadata.name).toBe('kdp-system');
+    expect(namespace?.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('privileged');
+  });
+
+  it('the service account mounts no token, and every plugin and the monitor run in kdp-system', () => {
+    expect(base.find((o) => o.kind === 'ServiceAccount')?.['automountServiceAccountToken']).toBe(false);
+    const all = builds.find((b) => b.dir === 'all')?.objects ?? [];
+    for (const object of all.filter((o) => o.kind !== 'Namespace'))
+      expect([objectId(object), object.metadata.namespace]).toEqual([objectId(object), 'kdp-system']);
+    expect(
+      all
+        .filter((o) => o.kind === 'DaemonSet')
+        .map((o) => o.metadata.name)
+        .sort(),
+    ).toEqual([
+      'device-monitor',
+      'fpga-device-plugin',
+      'gpu-device-plugin',
+      'infiniband-device-plugin',
+      'sriov-device-plugin',
+      'usb-device-plugin',
+    ]);
+  });
+});
+
+describe('images', () => {
+  it.each(deployedPlugins)("$binary's image tag is its package's version", ({ name, binary }) => {
+    const { version } = JSON.parse(
+      readFileSync(join(repoRoot, 'packages', `plugin-${name}`, 'package.json'), 'utf8'),
+    ) as {
+      version: string;
+    };
+    const images = builds
+      .flatMap((b) => b.objects)
+      .filter((o) => o.kind === 'DaemonSet' && o.metadata.name === binary)
+      .map((o) => JSON.stringify(o).match(/"image":"([^"]+)"/)?.[1]);
+    expect(images.length).toBeGreaterThan(0);
+    expect(new Set(images)).toEqual(new Set([`ghcr.io/kdp-dev/${binary}:${version}`]));
+  });
+});

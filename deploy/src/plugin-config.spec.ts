@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { deployDir, repoRoot } from './deploy-dir';
+import { deployedPlugins, type DeployedPlugin } from './kdp-plugins';
+import type { KubeObject } from './kube-object';
+import { renderKustomization } from './render-kustomization';
+
+// The example ConfigMaps and the DaemonSets' flags must be what each plugin's own binary accepts: each plugin
+// is bundled as its build target does and run as `discover` with them, on an empty node.
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'kdp-dpl-'));
+const bundles = new Map<string, string>();
+
+function run(bundle: string, args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    // NODE_PATH: the bundles keep native addons (koffi, usb) external, as the build targets do.
+    const env = { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') };
+    execFile(process.execPath, [bundle, ...args], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({
+        code: error === null ? 0 : typeof error.code === 'number' ? error.code : null,
+        stdout,
+        stderr,
+      });
+    });
+  });
+}
+
+function configOf(objects: KubeObject[], plugin: DeployedPlugin): string {
+  const configMap = objects.find(
+    (o) => o.kind === 'ConfigMap' && o.metadata.name === `${plugin.binary}-config`,
+  );
+  const text = (configMap?.['data'] as Record<string, string> | undefined)?.[plugin.configKey];
+  if (text === undefined) throw new Error(`no ${plugin.configKey} in ${plugin.binary}-config`);
+  return text;
+}
+
+function containerOf(
+  objects: KubeObject[],
+  plugin: DeployedPlugin,
+): { args: string[]; volumeMounts: { mountPath: string }[] } {
+  const ds = objects.find((o) => o.kind === 'DaemonSet' && o.metadata.name === plugin.binary) as KubeObject;
+  return (
+    ds['spec'] as {
+      template: { spec: { containers: [{ args: string[]; volumeMounts: { mountPath: string }[] }] } };
+    }
+  ).template.spec.containers[0];
+}
+
+const under = (path: string, dir: string): boolean => path === dir || path.startsWith(`${dir}/`);
+
+/**
+ * The DaemonSet's args with `serve` turned into `discover --output json` and every path flag moved under `root`;
+ * a path flag must name a mounted path (a mount, below one, or the parent of mounts such as /host/sys).
+ */
+function localArgs(args: string[], mountPaths: string[], root: string): string[] {
+  return args.flatMap((arg) => {
+    if (arg === 'serve') return ['discover', '--output=json'];
+    if (arg.startsWith('--metrics-address=')) return [arg.replace(/:\d+$/, ':0')]; // no fixed port in tests
+    const [flag, value] = arg.split(/=(.*)/s) as [string, string | undefined];
+    if (value === undefined || !value.startsWith('/')) return [arg];
+    if (!mountPaths.some((mount) => under(value, mount) || under(mount, value))) {
+      throw new Error(`${flag}=${value}: the path is not mounted into the container`);
+    }
+    return [`${flag}=${join(root, value)}`];
+  });
+}
+
+beforeAll(() => {
+  for (const plugin of deployedPlugins) {
+    const outfile = join(work, `${plugin.name}.js`);
+    buildSync({
+      entryPoints: [join(repoRoot, 'packages', `plugin-${plugin.name}`, 'src', 'main.ts')],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      conditions: ['@kdp/source'],
+      external: ['koffi', 'usb'],
+      outfile,
+      logLevel: 'warning',
+    });
+    bundles.set(plugin.name, outfile);
+  }
+}, 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const cases = [
+  ...deployedPlugins.map((plugin) => ({ build: plugin.name, plugin })),
+  { build: 'overlays/gpu-cdi', plugin: deployedPlugins[0] as DeployedPlugin },
+];
+
+describe.each(cases)('deploy/$build: the plugin accepts what the manifests give it', ({ build, plugin }) => {
+  const objects = renderKustomization(join(deployDir, build));
+
+  it(`the example ConfigMap validates with ${plugin.binary} (exit 0, no unknown key)`, async () => {
+    const root = mkdtempSync(join(work, `${plugin.name}-`));
+    for (const dir of ['sys', 'dev', 'proc']) mkdirSync(join(root, dir));
+    const file = join(root, plugin.configKey);
+    writeFileSync(file, configOf(objects, plugin));
+    const result = await run(bundles.get(plugin.name) as string, [
+      'discover',
+      '--output=json',
+      `--config=${file}`,
+      `--sysfs-root=${join(root, 'sys')}`,
+      `--dev-root=${join(root, 'dev')}`,
+      `--proc-root=${join(root, 'proc')}`,
+    ]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(result.stdout) as { warnings: string[] };
+    expect(report.warnings.filter((warning) => warning.includes(file))).toEqual([]);
+  }, 60_000);
+
+  it(`a broken copy of it is refused (exit 2), so the check above is real`, async () => {
+    const root = mkdtempSync(join(work, `${plugin.name}-bad-`));
+    const file = join(root, plugin.configKey);
+    const text = configOf(objects, plugin);
+    // JSON: a list turned into a number; YAML: a poll interval that is no number (or a duplicate key).
+    writeFileSync(
+      file,
+      plugin.configKey.endsWith('.json')
+        ? text.replace('"resourceList": [', '"resourceList": 7, "x": [')
+        : `${text}\npollIntervalMs: fast\n`,
+    );
+    const result = await run(bundles.get(plugin.name) as string, [
+      'discover',
+      `--config=${file}`,
+      `--sysfs-root=${root}`,
+      `--dev-root=${root}`,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(file);
+  }, 60_000);
+
+  it(`the DaemonSet's flags are ${plugin.binary}'s own (run as discover with the mounts under a temp dir)`, async () => {
+    const root = mkdtempSync(join(work, `${plugin.name}-ds-`));
+    const { args, volumeMounts } = containerOf(objects, plugin);
+    const mountPaths = volumeMounts.map((mount) => mount.mountPath);
+    for (const path of mountPaths) mkdirSync(join(root, path), { recursive: true });
+    writeFileSync(join(root, plugin.configDir, plugin.configKey), configOf(objects, plugin));
+    const result = await run(bundles.get(plugin.name) as string, localArgs(args, mountPaths, root));
+    expect({
+      code: result.code,
+      stderr: result.stderr.split('\n').filter((line) => !line.startsWith('{')),
+    }).toEqual({
+      code: 0,
+      stderr: [''],
+    });
+    expect(JSON.parse(result.stdout)).toHaveProperty('resources');
+  }, 60_000);
+});

@@ -1,0 +1,334 @@
+import type { KubeObject } from './kube-object';
+
+/** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
+export interface ProfileRule {
+  readonly name: string;
+  check(daemonSet: KubeObject): string[];
+}
+
+type Mapping = Record<string, unknown>;
+
+interface Container extends Mapping {
+  name: string;
+  args?: string[];
+  ports?: { name?: string; containerPort: number }[];
+  securityContext?: Mapping & {
+    capabilities?: { add?: string[]; drop?: string[] };
+    seccompProfile?: { type?: string };
+  };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[];
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+}
+
+interface Probe {
+  httpGet?: { path?: string; port?: number | string };
+}
+
+interface Volume {
+  name: string;
+  hostPath?: { path: string };
+  configMap?: { name: string };
+}
+
+interface PodSpec extends Mapping {
+  containers: Container[];
+  volumes?: Volume[];
+  tolerations?: { key?: string; operator?: string }[];
+  affinity?: {
+    nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } };
+  };
+}
+
+interface Term {
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+}
+
+function podSpec(daemonSet: KubeObject): PodSpec {
+  return ((daemonSet['spec'] as Mapping)['template'] as Mapping)['spec'] as PodSpec;
+}
+
+function containers(daemonSet: KubeObject): Container[] {
+  return podSpec(daemonSet).containers;
+}
+
+/** The short plugin name of a kdp plugin DaemonSet (`gpu-device-plugin` → `gpu`). */
+export function pluginOf(daemonSet: KubeObject): string {
+  return daemonSet.metadata.name.replace(/-device-plugin$/, '');
+}
+
+/** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
+export function memoryBytes(quantity: string | undefined): number {
+  const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(quantity ?? '');
+  if (match === null) return Number.NaN;
+  const unit = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30 }[match[2] ?? ''] ?? 1;
+  return Number(match[1]) * unit;
+}
+
+/** CPU quantities in millicores (`10m`, `0.5`, `1`). */
+export function cpuMillis(quantity: string | undefined): number {
+  if (quantity === undefined) return Number.NaN;
+  return quantity.endsWith('m') ? Number(quantity.slice(0, -1)) : Number(quantity) * 1000;
+}
+
+function argValue(container: Container, flag: string): string | undefined {
+  const args = container.args ?? [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg.startsWith(`${flag}=`)) return arg.slice(flag.length + 1);
+    if (arg === flag) return args[i + 1];
+  }
+  return undefined;
+}
+
+function metricsPort(container: Container): number | undefined {
+  const address = argValue(container, '--metrics-address');
+  const port = address === undefined ? Number.NaN : Number(address.slice(address.lastIndexOf(':') + 1));
+  return Number.isInteger(port) ? port : undefined;
+}
+
+function probeHits(container: Container, probe: Probe | undefined, path: string): boolean {
+  const port = probe?.httpGet?.port;
+  const portNumber =
+    typeof port === 'string'
+      ? container.ports?.find((candidate) => candidate.name === port)?.containerPort
+      : port;
+  return probe?.httpGet?.path === path && portNumber !== undefined && portNumber === metricsPort(container);
+}
+
+/** Paths a plugin may mount from the host, and whether read-write is allowed there. */
+const hostPathPolicy: { path: string; writable: boolean }[] = [
+  { path: '/var/lib/kubelet/device-plugins', writable: true },
+  { path: '/var/run/cdi', writable: true },
+  { path: '/var/run/k8s.cni.cncf.io/devinfo/dp', writable: true },
+  { path: '/sys', writable: false },
+  { path: '/sys/bus', writable: false },
+  { path: '/sys/class', writable: false },
+  { path: '/sys/devices', writable: false },
+  { path: '/dev', writable: false },
+];
+
+const each =
+  (check: (container: Container, daemonSet: KubeObject) => string[]) =>
+  (daemonSet: KubeObject): string[] =>
+    containers(daemonSet).flatMap((container) =>
+      check(container, daemonSet).map((problem) => `${container.name}: ${problem}`),
+    );
+
+/** kdp's DaemonSet profile (deploy/README.md, "Security profile"), one rule per setting. */
+export const profileRules: readonly ProfileRule[] = [
+  {
+    name: 'not privileged',
+    check: each((c) =>
+      c.securityContext?.['privileged'] === false ? [] : ['securityContext.privileged must be false'],
+    ),
+  },
+  {
+    name: 'runs as uid 0 (the device-plugins directory is root 0750)',
+    check: each((c) =>
+      c.securityContext?.['runAsUser'] === 0 ? [] : ['securityContext.runAsUser must be 0'],
+    ),
+  },
+  {
+    name: 'no privilege escalation',
+    check: each((c) =>
+      c.securityContext?.['allowPrivilegeEscalation'] === false
+        ? []
+        : ['allowPrivilegeEscalation must be false'],
+    ),
+  },
+  {
+    name: 'every capability dropped, none added',
+    check: each((c) => {
+      const caps = c.securityContext?.capabilities;
+      const problems: string[] = [];
+      if (!(caps?.drop ?? []).includes('ALL')) problems.push('capabilities.drop must include ALL');
+      if ((caps?.add ?? []).length > 0)
+        problems.push(`capabilities.add must be empty, is ${JSON.stringify(caps?.add)}`);
+      return problems;
+    }),
+  },
+  {
+    name: 'read-only root filesystem',
+    check: each((c) =>
+      c.securityContext?.['readOnlyRootFilesystem'] === true ? [] : ['readOnlyRootFilesystem must be true'],
+    ),
+  },
+  {
+    name: 'seccomp RuntimeDefault',
+    check: (ds) => {
+      const pod = (podSpec(ds)['securityContext'] as { seccompProfile?: { type?: string } } | undefined)
+        ?.seccompProfile;
+      const problems = pod?.type === 'RuntimeDefault' ? [] : ['pod seccompProfile must be RuntimeDefault'];
+      return [
+        ...problems,
+        ...each((c) => {
+          const type = c.securityContext?.seccompProfile?.type;
+          return type === undefined || type === 'RuntimeDefault'
+            ? []
+            : [`seccompProfile ${type} is not RuntimeDefault`];
+        })(ds),
+      ];
+    },
+  },
+  {
+    name: 'priorityClassName system-node-critical',
+    check: (ds) =>
+      podSpec(ds)['priorityClassName'] === 'system-node-critical'
+        ? []
+        : ['priorityClassName must be system-node-critical'],
+  },
+  {
+    name: 'no service-account token',
+    check: (ds) =>
+      podSpec(ds)['automountServiceAccountToken'] === false
+        ? []
+        : ['automountServiceAccountToken must be false'],
+  },
+  {
+    name: 'memory request 64Mi, limit 128Mi; CPU request at most 20m',
+    check: each((c) => {
+      const problems: string[] = [];
+      if (memoryBytes(c.resources?.requests?.['memory']) !== 64 * 2 ** 20)
+        problems.push('requests.memory must be 64Mi');
+      if (memoryBytes(c.resources?.limits?.['memory']) !== 128 * 2 ** 20)
+        problems.push('limits.memory must be 128Mi');
+      const cpu = cpuMillis(c.resources?.requests?.['cpu']);
+      if (!(cpu > 0 && cpu <= 20)) problems.push('requests.cpu must be set and at most 20m');
+      return problems;
+    }),
+  },
+  {
+    name: 'metrics always on, on the plugin port, as a named container port',
+    check: each((c, ds) => {
+      const port = metricsPort(c);
+      if (port === undefined) return ['--metrics-address HOST:PORT is missing (the probes need it)'];
+      const problems: string[] = [];
+      if (!c.ports?.some((p) => p.name === 'metrics' && p.containerPort === port)) {
+        problems.push(`no container port "metrics" ${port}`);
+      }
+      const expected = { gpu: 9401, sriov: 9402, infiniband: 9403, usb: 9404, fpga: 9405 }[pluginOf(ds)];
+      if (port !== expected)
+        problems.push(`metrics port ${port} is not the plugin's documented port ${String(expected)}`);
+      return problems;
+    }),
+  },
+  {
+    name: 'startup and liveness probes on /healthz, readiness on /readyz, at the metrics port',
+    check: each((c) => {
+      const problems: string[] = [];
+      if (!probeHits(c, c.startupProbe, '/healthz'))
+        problems.push('startupProbe must GET /healthz on the metrics port');
+      if (!probeHits(c, c.livenessProbe, '/healthz'))
+        problems.push('livenessProbe must GET /healthz on the metrics port');
+      if (!probeHits(c, c.readinessProbe, '/readyz'))
+        problems.push('readinessProbe must GET /readyz on the metrics port');
+      return problems;
+    }),
+  },
+  {
+    name: 'RollingUpdate, maxUnavailable 1, maxSurge 0',
+    check: (ds) => {
+      const strategy = (ds['spec'] as Mapping)['updateStrategy'] as
+        { type?: string; rollingUpdate?: { maxUnavailable?: unknown; maxSurge?: unknown } } | undefined;
+      const ok =
+        strategy?.type === 'RollingUpdate' &&
+        strategy.rollingUpdate?.maxUnavailable === 1 &&
+        strategy.rollingUpdate.maxSurge === 0;
+      return ok ? [] : ['updateStrategy must be RollingUpdate with maxUnavailable 1 and maxSurge 0'];
+    },
+  },
+  {
+    name: 'hostPaths limited to the allowed list, read-only except the sockets and output directories',
+    check: (ds) => {
+      const volumes = podSpec(ds).volumes ?? [];
+      const problems: string[] = [];
+      for (const volume of volumes) {
+        if (volume.hostPath === undefined) continue;
+        const policy = hostPathPolicy.find((entry) => entry.path === volume.hostPath?.path);
+        if (policy === undefined) {
+          problems.push(`hostPath ${volume.hostPath.path} is not on the allowed list`);
+          continue;
+        }
+        for (const container of containers(ds)) {
+          for (const mount of container.volumeMounts ?? []) {
+            if (mount.name === volume.name && mount.readOnly !== true && !policy.writable) {
+              problems.push(`${container.name}: hostPath ${policy.path} must be mounted readOnly`);
+            }
+          }
+        }
+      }
+      if (!volumes.some((volume) => volume.hostPath?.path === '/var/lib/kubelet/device-plugins')) {
+        problems.push('the device-plugins directory is not mounted');
+      }
+      return problems;
+    },
+  },
+  {
+    name: 'tolerates CriticalAddonsOnly and its own taint',
+    check: (ds) => {
+      const keys = (podSpec(ds).tolerations ?? []).map((toleration) => toleration.key);
+      const problems: string[] = [];
+      if (!keys.includes('CriticalAddonsOnly')) problems.push('no toleration for CriticalAddonsOnly');
+      if (!keys.includes(`kdp.dev/${pluginOf(ds)}`))
+        problems.push(`no toleration for kdp.dev/${pluginOf(ds)}`);
+      if ((podSpec(ds).tolerations ?? []).some((t) => t.key === undefined && t.operator === 'Exists')) {
+        problems.push('tolerates every taint');
+      }
+      return problems;
+    },
+  },
+  {
+    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label',
+    check: (ds) => {
+      const terms =
+        podSpec(ds).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+          ?.nodeSelectorTerms ?? [];
+      const optIn = `kdp.dev/${pluginOf(ds)}.present`;
+      const problems: string[] = [];
+      const hasOptIn = terms.some(
+        (term) =>
+          term.matchExpressions?.length === 1 &&
+          term.matchExpressions[0]?.key === optIn &&
+          term.matchExpressions[0].operator === 'In' &&
+          JSON.stringify(term.matchExpressions[0].values) === '["true"]',
+      );
+      if (!hasOptIn) problems.push(`no node selector term that is exactly ${optIn}=true`);
+      for (const term of terms) {
+        for (const expression of term.matchExpressions ?? []) {
+          if (expression.key !== optIn && !expression.key.startsWith('feature.node.kubernetes.io/')) {
+            problems.push(`node selector key ${expression.key} is neither NFD's nor the opt-in label`);
+          }
+        }
+      }
+      return problems;
+    },
+  },
+  {
+    name: 'the ConfigMap is mounted as a directory (no subPath) and passed to --config',
+    check: each((c, ds) => {
+      const configVolume = (podSpec(ds).volumes ?? []).find((volume) => volume.configMap !== undefined);
+      if (configVolume === undefined) return ['no ConfigMap volume'];
+      const mount = c.volumeMounts?.find((candidate) => candidate.name === configVolume.name);
+      if (mount === undefined) return ['the ConfigMap volume is not mounted'];
+      const problems: string[] = [];
+      if (mount.subPath !== undefined)
+        problems.push('the ConfigMap is mounted with subPath (no reload on change)');
+      if (!(argValue(c, '--config') ?? '').startsWith(`${mount.mountPath}/`)) {
+        problems.push(`--config does not point into ${mount.mountPath}`);
+      }
+      return problems;
+    }),
+  },
+  {
+    name: 'image ghcr.io/kdp-dev/<plugin>-device-plugin with a tag',
+    check: each((c, ds) => {
+      const image = String(c['image']);
+      return new RegExp(`^ghcr\\.io/kdp-dev/${pluginOf(ds)}-device-plugin:[\\w.-]+$`).test(image)
+        ? []
+        : [`image ${image} is not ghcr.io/kdp-dev/${pluginOf(ds)}-device-plugin:<version>`];
+    }),
+  },
+];
