@@ -113,11 +113,11 @@ async function buildOne(name, context) {
       arch,
       created: context.created,
       labels,
+      cacheDir: context.cacheDir,
       layers: [
         { name: 'runtime', tar: runtime.tar },
         { name: 'app', tar: createTar(app) },
       ],
-      workDir: outDir,
     });
     images.push({ ...image, strip: runtime.strip });
   }
