@@ -1,0 +1,127 @@
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Options of {@link createRuncContainer}. */
+export interface RuncContainerOptions {
+  /** An OCI image reference for umoci, `<layout>:<tag>`. */
+  readonly image: string;
+  /** A fresh directory for the runc bundle (umoci unpacks into it). */
+  readonly bundle: string;
+  /** The container id. */
+  readonly id: string;
+  /** Arguments after the image's entrypoint (replacing its Cmd). */
+  readonly args: readonly string[];
+  /** Host directories bind-mounted read-only at the same path. */
+  readonly readOnly: readonly string[];
+  /** Host directories bind-mounted read-write at the same path. */
+  readonly writable: readonly string[];
+}
+
+/** A detached container started with `runc run --detach`. */
+export interface RuncContainer {
+  /** The container's init process as the host sees it. */
+  readonly pid: number;
+  /** The container's stdout and stderr so far. */
+  log(): string;
+  /** The process's resident set size in KiB (VmRSS), or undefined once it has exited. */
+  rssKiB(): number | undefined;
+  /** Resolves once the container's process has exited (polls /proc, bounded by `timeoutMs`). */
+  exited(timeoutMs: number): Promise<boolean>;
+  /** `runc delete --force`: kills and removes the container (idempotent). */
+  remove(): Promise<void>;
+}
+
+interface RuntimeSpec {
+  process: {
+    terminal: boolean;
+    args: string[];
+    capabilities?: Record<string, string[]>;
+    noNewPrivileges?: boolean;
+  };
+  root: { path: string; readonly: boolean };
+  mounts: Array<{ destination: string; type: string; source: string; options: string[] }>;
+  linux?: { namespaces?: Array<{ type: string }> };
+}
+
+const bind = (path: string, mode: 'ro' | 'rw') => ({
+  destination: path,
+  type: 'bind',
+  source: path,
+  options: ['rbind', mode],
+});
+
+/** Least privilege, as the DaemonSet runs it: read-only root, no capabilities, no new privileges, no terminal. */
+function harden(spec: RuntimeSpec, options: RuncContainerOptions): RuntimeSpec {
+  return {
+    ...spec,
+    process: {
+      ...spec.process,
+      terminal: false,
+      args: [...spec.process.args.slice(0, 2), ...options.args],
+      capabilities: { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] },
+      noNewPrivileges: true,
+    },
+    root: { ...spec.root, readonly: true },
+    mounts: [
+      ...spec.mounts,
+      ...options.readOnly.map((path) => bind(path, 'ro')),
+      ...options.writable.map((path) => bind(path, 'rw')),
+    ],
+  };
+}
+
+/** Unpacks `image` into a runc bundle, hardens its config.json, and starts it detached. */
+export async function createRuncContainer(options: RuncContainerOptions): Promise<RuncContainer> {
+  await run('umoci', ['unpack', '--image', options.image, options.bundle]);
+  const configFile = join(options.bundle, 'config.json');
+  const spec = JSON.parse(readFileSync(configFile, 'utf8')) as RuntimeSpec;
+  writeFileSync(configFile, JSON.stringify(harden(spec, options), null, 2));
+  const logFile = join(options.bundle, 'container.log');
+  const fd = openSync(logFile, 'w');
+  let removed = false;
+  const remove = async (): Promise<void> => {
+    if (removed) return;
+    removed = true;
+    await run('runc', ['delete', '--force', options.id]).catch(() => undefined);
+  };
+  try {
+    const runc = spawn('runc', ['run', '--detach', '--bundle', options.bundle, options.id], {
+      stdio: ['ignore', fd, fd],
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      runc.once('error', reject);
+      runc.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`runc run exited ${code}: ${readFileSync(logFile, 'utf8')}`);
+    const { stdout } = await run('runc', ['state', options.id]);
+    const pid = (JSON.parse(stdout) as { pid: number }).pid;
+    const status = `/proc/${pid}/status`;
+    return {
+      pid,
+      log: () => readFileSync(logFile, 'utf8'),
+      rssKiB: () => {
+        const match = existsSync(status) ? /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(status, 'utf8')) : null;
+        return match?.[1] === undefined ? undefined : Number(match[1]);
+      },
+      exited: async (timeoutMs) => {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          const { stdout: state } = await run('runc', ['state', options.id]).catch(() => ({ stdout: '{}' }));
+          if ((JSON.parse(state) as { status?: string }).status !== 'running') return true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return false;
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}
