@@ -14,7 +14,7 @@ import { appLayer } from './lib/app-layer.mjs';
 import { addArchImage, addImageIndex } from './lib/oci-image.mjs';
 import { allArches } from './lib/platforms.mjs';
 import { plugins } from './lib/plugins.mjs';
-import { MissingToolError, run } from './lib/run-tool.mjs';
+import { MissingToolError, requireTools, run } from './lib/run-tool.mjs';
 import { runtimeLayer } from './lib/runtime-layer.mjs';
 import { createTar } from './lib/tar-writer.mjs';
 
@@ -154,6 +154,7 @@ async function main(argv) {
     console.log(usage);
     return 0;
   }
+  await requireTools(['umoci', 'skopeo', 'tar', 'dpkg-deb']);
   const lock = JSON.parse(readFileSync(join(import.meta.dirname, 'image-lock.json'), 'utf8'));
   const packageLock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { runConformance } from '@kdp/kubelet-sim';
 import { loadNodeFixtures, type NodeFixtureBuilder } from './node-fixtures';
 import { missingPrerequisites } from './prerequisites';
-import { createRuncContainer, type RuncContainer } from './runc-container';
+import { createRuncContainer, runInContainer, type RuncContainer } from './runc-container';
 
 const run = promisify(execFile);
 const repo = resolve(__dirname, '../../..');
@@ -52,7 +52,7 @@ describeImages('plugin images under runc', () => {
   let work: string;
   let images: Map<string, ImageSummary>;
   let fixtures: { build: NodeFixtureBuilder; remove(): void };
-  const rss = new Map<string, number>();
+  const memory = new Map<string, { registered: number; peak: number; anon: number }>();
 
   beforeAll(async () => {
     if (unmet !== undefined) throw new Error(`e2e-images cannot run in CI: ${unmet}`);
@@ -64,9 +64,12 @@ describeImages('plugin images under runc', () => {
   afterAll(() => {
     fixtures?.remove();
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
-    if (rss.size > 0) {
-      const lines = [...rss].map(([plugin, kib]) => `${plugin.padEnd(10)} ${(kib / 1024).toFixed(1)} MiB`);
-      console.log(`container VmRSS (peak seen during the conformance run):\n${lines.join('\n')}`);
+    if (memory.size > 0) {
+      const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`.padStart(10);
+      const lines = [...memory].map(
+        ([plugin, m]) => `${plugin.padEnd(10)} ${mib(m.registered)} ${mib(m.peak)} ${mib(m.anon)}`,
+      );
+      console.log(`container  VmRSS@reg  VmRSS peak  RssAnon peak (conformance run)\n${lines.join('\n')}`);
     }
   });
 
@@ -90,16 +93,22 @@ describeImages('plugin images under runc', () => {
           writable: [...fixture.writable, dir],
         });
         const running = container;
-        let peak = 0;
+        const seen = { registered: 0, peak: 0, anon: 0 };
         const report = await runConformance({
           dir,
           resource: fixture.resource,
           pid: running.pid,
           restarts: 1,
           registrationTimeoutMs: 30_000,
-          onCheck: () => (peak = Math.max(peak, running.rssKiB() ?? 0)),
+          onCheck: (check) => {
+            const now = running.memoryKiB();
+            if (now === undefined) return;
+            if (check.id === 'registers') seen.registered = now.rss;
+            seen.peak = Math.max(seen.peak, now.rss);
+            seen.anon = Math.max(seen.anon, now.anon);
+          },
         });
-        rss.set(plugin, peak);
+        memory.set(plugin, seen);
         const failed = report.checks.filter((check) => check.status === 'fail');
         expect({ failed, log: failed.length > 0 ? running.log() : '' }).toEqual({ failed: [], log: '' });
         expect(report).toMatchObject({ ok: true, resource: fixture.resource });
@@ -108,7 +117,7 @@ describeImages('plugin images under runc', () => {
         expect(readdirSync(dir).filter((name) => name !== 'kubelet.sock' && name.endsWith('.sock'))).toEqual(
           [],
         );
-        expect(peak).toBeGreaterThan(0);
+        expect(seen.peak).toBeGreaterThan(0);
       } finally {
         await container?.remove();
         fixture.remove();
@@ -116,6 +125,28 @@ describeImages('plugin images under runc', () => {
       }
     },
     120_000,
+  );
+
+  it.each([
+    ['gpu', 'koffi'],
+    ['usb', 'usb'],
+  ])(
+    '%s: its native addon (%s) loads inside the image, with only the files shipped',
+    async (plugin, addon) => {
+      const image = images.get(plugin);
+      const bundle = join(work, `addon-${plugin}`);
+      mkdirSync(bundle);
+      const script = `const m = require('/app/node_modules/${addon}'); console.log(typeof m, Object.keys(m).length > 0)`;
+      const result = await runInContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-addon-${plugin}-${process.pid}`,
+        args: ['/nodejs/bin/node', '-e', script],
+        readOnly: [],
+        writable: [],
+      });
+      expect(result).toEqual({ code: 0, output: 'object true\n' });
+    },
   );
 
   it('builds the same digests from the same inputs, for an index of amd64 and arm64', async () => {
@@ -129,6 +160,10 @@ describeImages('plugin images under runc', () => {
     expect(second.get('fpga')?.images).toEqual(summary?.images);
     // The amd64 image run above is the very image of the multi-arch build.
     expect(summary?.images[0]?.digest).toBe(images.get('fpga')?.images[0]?.digest);
-    for (const entry of summary?.images ?? []) expect(entry.compressed).toBeLessThan(45_000_000);
+    for (const entry of summary?.images ?? []) {
+      // Without a strip tool for an architecture (binutils-aarch64-linux-gnu for arm64) Node ships unstripped.
+      expect(entry).toMatchObject({ strip: expect.any(String) });
+      expect(entry.compressed).toBeLessThan(45_000_000);
+    }
   }, 600_000);
 });

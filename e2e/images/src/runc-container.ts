@@ -27,8 +27,8 @@ export interface RuncContainer {
   readonly pid: number;
   /** The container's stdout and stderr so far. */
   log(): string;
-  /** The process's resident set size in KiB (VmRSS), or undefined once it has exited. */
-  rssKiB(): number | undefined;
+  /** The process's resident set in KiB (VmRSS, and RssAnon: its part not backed by files), or undefined once it has exited. */
+  memoryKiB(): { rss: number; anon: number } | undefined;
   /** Resolves once the container's process has exited (polls /proc, bounded by `timeoutMs`). */
   exited(timeoutMs: number): Promise<boolean>;
   /** `runc delete --force`: kills and removes the container (idempotent). */
@@ -55,13 +55,13 @@ const bind = (path: string, mode: 'ro' | 'rw') => ({
 });
 
 /** Least privilege, as the DaemonSet runs it: read-only root, no capabilities, no new privileges, no terminal. */
-function harden(spec: RuntimeSpec, options: RuncContainerOptions): RuntimeSpec {
+function harden(spec: RuntimeSpec, options: RuncContainerOptions, replaceEntrypoint: boolean): RuntimeSpec {
   return {
     ...spec,
     process: {
       ...spec.process,
       terminal: false,
-      args: [...spec.process.args.slice(0, 2), ...options.args],
+      args: replaceEntrypoint ? [...options.args] : [...spec.process.args.slice(0, 2), ...options.args],
       capabilities: { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] },
       noNewPrivileges: true,
     },
@@ -74,12 +74,39 @@ function harden(spec: RuntimeSpec, options: RuncContainerOptions): RuntimeSpec {
   };
 }
 
-/** Unpacks `image` into a runc bundle, hardens its config.json, and starts it detached. */
-export async function createRuncContainer(options: RuncContainerOptions): Promise<RuncContainer> {
+/** Unpacks `image` into a runc bundle and hardens its config.json. */
+async function unpackBundle(options: RuncContainerOptions, replaceEntrypoint: boolean): Promise<void> {
   await run('umoci', ['unpack', '--image', options.image, options.bundle]);
   const configFile = join(options.bundle, 'config.json');
   const spec = JSON.parse(readFileSync(configFile, 'utf8')) as RuntimeSpec;
-  writeFileSync(configFile, JSON.stringify(harden(spec, options), null, 2));
+  writeFileSync(configFile, JSON.stringify(harden(spec, options, replaceEntrypoint), null, 2));
+}
+
+/**
+ * Runs `options.args` as the whole command line (the entrypoint replaced) in a hardened container from
+ * `image`, in the foreground, and resolves to its exit code and output; the container is deleted after.
+ */
+export async function runInContainer(
+  options: RuncContainerOptions,
+): Promise<{ code: number; output: string }> {
+  await unpackBundle(options, true);
+  try {
+    const result = await run('runc', ['run', '--bundle', options.bundle, options.id]).then(
+      ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: typeof error.code === 'number' ? error.code : -1,
+        output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+      }),
+    );
+    return result;
+  } finally {
+    await run('runc', ['delete', '--force', options.id]).catch(() => undefined);
+  }
+}
+
+/** Unpacks `image` into a runc bundle, hardens its config.json, and starts it detached. */
+export async function createRuncContainer(options: RuncContainerOptions): Promise<RuncContainer> {
+  await unpackBundle(options, false);
   const logFile = join(options.bundle, 'container.log');
   const fd = openSync(logFile, 'w');
   let removed = false;
@@ -103,9 +130,11 @@ export async function createRuncContainer(options: RuncContainerOptions): Promis
     return {
       pid,
       log: () => readFileSync(logFile, 'utf8'),
-      rssKiB: () => {
-        const match = existsSync(status) ? /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(status, 'utf8')) : null;
-        return match?.[1] === undefined ? undefined : Number(match[1]);
+      memoryKiB: () => {
+        const text = existsSync(status) ? readFileSync(status, 'utf8') : '';
+        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1];
+        const anon = /^RssAnon:\s+(\d+) kB$/m.exec(text)?.[1];
+        return rss === undefined || anon === undefined ? undefined : { rss: Number(rss), anon: Number(anon) };
       },
       exited: async (timeoutMs) => {
         const deadline = Date.now() + timeoutMs;

@@ -42,3 +42,15 @@ export async function hasTool(command) {
     return error.code !== 'ENOENT';
   }
 }
+
+/** Throws a MissingToolError naming every missing tool of `commands` and the apt-get line that installs them. */
+export async function requireTools(commands) {
+  const missing = [];
+  for (const command of commands) if (!(await hasTool(command))) missing.push(command);
+  if (missing.length > 0) {
+    const packages = [...new Set(missing.map((command) => toolPackages[command] ?? command))];
+    throw new MissingToolError(
+      `missing ${missing.join(', ')}: install with apt-get install -y ${packages.join(' ')}`,
+    );
+  }
+}
