@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { runConformance } from '@kdp/kubelet-sim';
 import { loadNodeFixtures, type NodeFixtureBuilder } from './node-fixtures';
@@ -40,6 +40,22 @@ async function buildImages(
       JSON.parse(readFileSync(join(out, name, 'image.json'), 'utf8')) as ImageSummary,
     ]),
   );
+}
+
+/** The addon packages each image may hold under /app/node_modules (amd64 names). */
+const addons: Record<string, string[]> = {
+  gpu: ['@koromix/koffi-linux-x64', 'koffi'],
+  sriov: [],
+  infiniband: [],
+  usb: ['node-gyp-build', 'usb'],
+  fpga: [],
+};
+
+/** Every non-directory path under `root`, relative to it. */
+function filesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => !lstatSync(join(root, path)).isDirectory())
+    .sort();
 }
 
 const unmet = missingPrerequisites();
@@ -125,6 +141,28 @@ describeImages('plugin images under runc', () => {
       }
     },
     120_000,
+  );
+
+  it.each(plugins)(
+    '%s: the image holds Node, its libraries and the app, and nothing else',
+    async (plugin) => {
+      const image = images.get(plugin);
+      const dir = join(work, `contents-${plugin}`);
+      await run('umoci', ['unpack', '--image', `${image?.layout}:${image?.version}-amd64`, dir]);
+      const files = filesUnder(join(dir, 'rootfs'));
+      expect(files.filter((file) => !/^(nodejs|lib|lib64|app|usr\/share\/doc)\//.test(file))).toEqual([]);
+      const tools = ['sh', 'bash', 'dash', 'busybox', 'apt', 'apt-get', 'dpkg', 'npm', 'npx', 'corepack'];
+      expect(files.filter((file) => tools.includes(basename(file)))).toEqual([]);
+      expect(files).toEqual(
+        expect.arrayContaining(['nodejs/bin/node', 'app/main.js', 'lib64/ld-linux-x86-64.so.2']),
+      );
+      const modules = files
+        .filter((file) => file.startsWith('app/node_modules/'))
+        .map((file) => relative('app/node_modules', file).split('/'))
+        .map((parts) => (parts[0]?.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/'));
+      expect([...new Set(modules)].sort()).toEqual(addons[plugin]);
+      rmSync(dir, { recursive: true, force: true });
+    },
   );
 
   it.each([
