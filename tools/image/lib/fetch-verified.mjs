@@ -1,7 +1,7 @@
 // Downloads into the image cache, verified against pinned digests: npm tarballs by their SRI integrity
 // (sha512, from tools/image/image-lock.json or package-lock.json), Debian packages by their sha256.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from './run-tool.mjs';
 
@@ -42,8 +42,12 @@ export async function npmTarball(cacheDir, name, version, integrity) {
     ]);
     const packed = stdout.trim().split('\n').pop();
     if (!packed) throw new Error(`npm pack ${name}@${version} printed no file name`);
-    checkIntegrity(readFileSync(join(tmp, packed)), integrity, `${name}@${version}`);
-    renameSync(join(tmp, packed), file);
+    try {
+      checkIntegrity(readFileSync(join(tmp, packed)), integrity, `${name}@${version}`);
+      renameSync(join(tmp, packed), file);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
   }
   checkIntegrity(readFileSync(file), integrity, `${name}@${version}`);
   return file;
