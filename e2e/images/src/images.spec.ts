@@ -1,0 +1,207 @@
+import { execFile } from 'node:child_process';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { runConformance } from '@kdp/kubelet-sim';
+import { loadNodeFixtures, type NodeFixtureBuilder } from './node-fixtures';
+import { missingPrerequisites } from './prerequisites';
+import { createRuncContainer, runInContainer, type RuncContainer } from './runc-container';
+
+const run = promisify(execFile);
+const repo = resolve(__dirname, '../../..');
+const builder = join(repo, 'tools/image/build-images.mjs');
+const plugins = ['gpu', 'sriov', 'infiniband', 'usb', 'fpga'] as const;
+
+interface ImageSummary {
+  readonly version: string;
+  readonly index: string;
+  readonly layout: string;
+  readonly images: ReadonlyArray<{
+    readonly arch: string;
+    readonly digest: string;
+    readonly compressed: number;
+  }>;
+}
+
+/** Runs the image builder (as `npx nx run plugin-<x>:image` does) into `out`; returns each plugin's summary. */
+async function buildImages(
+  out: string,
+  names: readonly string[],
+  arch: string,
+): Promise<Map<string, ImageSummary>> {
+  await run(process.execPath, [builder, ...names, '--arch', arch, '--out', out], {
+    cwd: repo,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return new Map(
+    names.map((name) => [
+      name,
+      JSON.parse(readFileSync(join(out, name, 'image.json'), 'utf8')) as ImageSummary,
+    ]),
+  );
+}
+
+/** The addon packages each image may hold under /app/node_modules (amd64 names). */
+const addons: Record<string, string[]> = {
+  gpu: ['@koromix/koffi-linux-x64', 'koffi'],
+  sriov: [],
+  infiniband: [],
+  usb: ['node-gyp-build', 'usb'],
+  fpga: [],
+};
+
+/** Every non-directory path under `root`, relative to it. */
+function filesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((path) => !lstatSync(join(root, path)).isDirectory())
+    .sort();
+}
+
+const unmet = missingPrerequisites();
+if (unmet !== undefined && process.env['CI'] === undefined) {
+  console.warn(`e2e-images: skipped (${unmet})`);
+}
+const describeImages = unmet === undefined || process.env['CI'] !== undefined ? describe : describe.skip;
+
+describeImages('plugin images under runc', () => {
+  let work: string;
+  let images: Map<string, ImageSummary>;
+  let fixtures: { build: NodeFixtureBuilder; remove(): void };
+  const memory = new Map<string, { registered: number; peak: number; anon: number }>();
+
+  beforeAll(async () => {
+    if (unmet !== undefined) throw new Error(`e2e-images cannot run in CI: ${unmet}`);
+    work = mkdtempSync(join(tmpdir(), 'kdp-e2ei-'));
+    fixtures = loadNodeFixtures();
+    images = await buildImages(join(work, 'images'), plugins, 'amd64');
+  }, 600_000);
+
+  afterAll(() => {
+    fixtures?.remove();
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+    if (memory.size > 0) {
+      const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`.padStart(10);
+      const lines = [...memory].map(
+        ([plugin, m]) => `${plugin.padEnd(10)} ${mib(m.registered)} ${mib(m.peak)} ${mib(m.anon)}`,
+      );
+      console.log(`container  VmRSS@reg  VmRSS peak  RssAnon peak (conformance run)\n${lines.join('\n')}`);
+    }
+  });
+
+  it.each(plugins)(
+    '%s: the amd64 image passes kubelet-sim conformance under runc (read-only root, no capabilities)',
+    async (plugin) => {
+      const image = images.get(plugin);
+      expect(image?.images.map((entry) => entry.arch)).toEqual(['amd64']);
+      const fixture = fixtures.build(plugin);
+      const dir = mkdtempSync(join(tmpdir(), 'kdp-dp-'));
+      const bundle = join(work, `bundle-${plugin}`);
+      mkdirSync(bundle);
+      let container: RuncContainer | undefined;
+      try {
+        container = await createRuncContainer({
+          image: `${image?.layout}:${image?.version}-amd64`,
+          bundle,
+          id: `kdp-e2e-${plugin}-${process.pid}`,
+          args: ['serve', ...fixture.args, '--device-plugin-dir', dir, '--log-level', 'warn'],
+          readOnly: fixture.readOnly,
+          writable: [...fixture.writable, dir],
+        });
+        const running = container;
+        const seen = { registered: 0, peak: 0, anon: 0 };
+        const report = await runConformance({
+          dir,
+          resource: fixture.resource,
+          pid: running.pid,
+          restarts: 1,
+          registrationTimeoutMs: 30_000,
+          onCheck: (check) => {
+            const now = running.memoryKiB();
+            if (now === undefined) return;
+            if (check.id === 'registers') seen.registered = now.rss;
+            seen.peak = Math.max(seen.peak, now.rss);
+            seen.anon = Math.max(seen.anon, now.anon);
+          },
+        });
+        memory.set(plugin, seen);
+        const failed = report.checks.filter((check) => check.status === 'fail');
+        expect({ failed, log: failed.length > 0 ? running.log() : '' }).toEqual({ failed: [], log: '' });
+        expect(report).toMatchObject({ ok: true, resource: fixture.resource });
+        expect(report.checks.map((check) => check.id)).toContain('sigterm-unlinks-socket');
+        expect(await running.exited(30_000)).toBe(true);
+        expect(readdirSync(dir).filter((name) => name !== 'kubelet.sock' && name.endsWith('.sock'))).toEqual(
+          [],
+        );
+        expect(seen.peak).toBeGreaterThan(0);
+      } finally {
+        await container?.remove();
+        fixture.remove();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
+
+  it.each(plugins)(
+    '%s: the image holds Node, its libraries and the app, and nothing else',
+    async (plugin) => {
+      const image = images.get(plugin);
+      const dir = join(work, `contents-${plugin}`);
+      await run('umoci', ['unpack', '--image', `${image?.layout}:${image?.version}-amd64`, dir]);
+      const files = filesUnder(join(dir, 'rootfs'));
+      expect(files.filter((file) => !/^(nodejs|lib|lib64|app|usr\/share\/doc)\//.test(file))).toEqual([]);
+      const tools = ['sh', 'bash', 'dash', 'busybox', 'apt', 'apt-get', 'dpkg', 'npm', 'npx', 'corepack'];
+      expect(files.filter((file) => tools.includes(basename(file)))).toEqual([]);
+      expect(files).toEqual(
+        expect.arrayContaining(['nodejs/bin/node', 'app/main.js', 'lib64/ld-linux-x86-64.so.2']),
+      );
+      const modules = files
+        .filter((file) => file.startsWith('app/node_modules/'))
+        .map((file) => relative('app/node_modules', file).split('/'))
+        .map((parts) => (parts[0]?.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/'));
+      expect([...new Set(modules)].sort()).toEqual(addons[plugin]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  );
+
+  it.each([
+    ['gpu', 'koffi'],
+    ['usb', 'usb'],
+  ])(
+    '%s: its native addon (%s) loads inside the image, with only the files shipped',
+    async (plugin, addon) => {
+      const image = images.get(plugin);
+      const bundle = join(work, `addon-${plugin}`);
+      mkdirSync(bundle);
+      const script = `const m = require('/app/node_modules/${addon}'); console.log(typeof m, Object.keys(m).length > 0)`;
+      const result = await runInContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-addon-${plugin}-${process.pid}`,
+        args: ['/nodejs/bin/node', '-e', script],
+        readOnly: [],
+        writable: [],
+      });
+      expect(result).toEqual({ code: 0, output: 'object true\n' });
+    },
+  );
+
+  it('builds the same digests from the same inputs, for an index of amd64 and arm64', async () => {
+    const [first, second] = [
+      await buildImages(join(work, 'again-1'), ['fpga'], 'amd64,arm64'),
+      await buildImages(join(work, 'again-2'), ['fpga'], 'amd64,arm64'),
+    ];
+    const summary = first.get('fpga');
+    expect(summary?.images.map((entry) => entry.arch)).toEqual(['amd64', 'arm64']);
+    expect(second.get('fpga')?.index).toBe(summary?.index);
+    expect(second.get('fpga')?.images).toEqual(summary?.images);
+    // The amd64 image run above is the very image of the multi-arch build.
+    expect(summary?.images[0]?.digest).toBe(images.get('fpga')?.images[0]?.digest);
+    for (const entry of summary?.images ?? []) {
+      // Without a strip tool for an architecture (binutils-aarch64-linux-gnu for arm64) Node ships unstripped.
+      expect(entry).toMatchObject({ strip: expect.any(String) });
+      expect(entry.compressed).toBeLessThan(45_000_000);
+    }
+  }, 600_000);
+});

@@ -1,0 +1,156 @@
+import { execFile, spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Options of {@link createRuncContainer}. */
+export interface RuncContainerOptions {
+  /** An OCI image reference for umoci, `<layout>:<tag>`. */
+  readonly image: string;
+  /** A fresh directory for the runc bundle (umoci unpacks into it). */
+  readonly bundle: string;
+  /** The container id. */
+  readonly id: string;
+  /** Arguments after the image's entrypoint (replacing its Cmd). */
+  readonly args: readonly string[];
+  /** Host directories bind-mounted read-only at the same path. */
+  readonly readOnly: readonly string[];
+  /** Host directories bind-mounted read-write at the same path. */
+  readonly writable: readonly string[];
+}
+
+/** A detached container started with `runc run --detach`. */
+export interface RuncContainer {
+  /** The container's init process as the host sees it. */
+  readonly pid: number;
+  /** The container's stdout and stderr so far. */
+  log(): string;
+  /** The process's resident set in KiB (VmRSS, and RssAnon: its part not backed by files), or undefined once it has exited. */
+  memoryKiB(): { rss: number; anon: number } | undefined;
+  /** Resolves once the container's process has exited (polls /proc, bounded by `timeoutMs`). */
+  exited(timeoutMs: number): Promise<boolean>;
+  /** `runc delete --force`: kills and removes the container (idempotent). */
+  remove(): Promise<void>;
+}
+
+interface RuntimeSpec {
+  process: {
+    terminal: boolean;
+    args: string[];
+    capabilities?: Record<string, string[]>;
+    noNewPrivileges?: boolean;
+  };
+  root: { path: string; readonly: boolean };
+  mounts: Array<{ destination: string; type: string; source: string; options: string[] }>;
+  linux?: { namespaces?: Array<{ type: string }> };
+}
+
+const bind = (path: string, mode: 'ro' | 'rw') => ({
+  destination: path,
+  type: 'bind',
+  source: path,
+  options: ['rbind', mode],
+});
+
+/** Least privilege, as the DaemonSet runs it: read-only root, no capabilities, no new privileges, no terminal. */
+function harden(spec: RuntimeSpec, options: RuncContainerOptions, replaceEntrypoint: boolean): RuntimeSpec {
+  return {
+    ...spec,
+    process: {
+      ...spec.process,
+      terminal: false,
+      args: replaceEntrypoint ? [...options.args] : [...spec.process.args.slice(0, 2), ...options.args],
+      capabilities: { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] },
+      noNewPrivileges: true,
+    },
+    root: { ...spec.root, readonly: true },
+    mounts: [
+      ...spec.mounts,
+      ...options.readOnly.map((path) => bind(path, 'ro')),
+      ...options.writable.map((path) => bind(path, 'rw')),
+    ],
+  };
+}
+
+/** Unpacks `image` into a runc bundle and hardens its config.json. */
+async function unpackBundle(options: RuncContainerOptions, replaceEntrypoint: boolean): Promise<void> {
+  await run('umoci', ['unpack', '--image', options.image, options.bundle]);
+  const configFile = join(options.bundle, 'config.json');
+  const spec = JSON.parse(readFileSync(configFile, 'utf8')) as RuntimeSpec;
+  writeFileSync(configFile, JSON.stringify(harden(spec, options, replaceEntrypoint), null, 2));
+}
+
+/**
+ * Runs `options.args` as the whole command line (the entrypoint replaced) in a hardened container from
+ * `image`, in the foreground, and resolves to its exit code and output; the container is deleted after.
+ */
+export async function runInContainer(
+  options: RuncContainerOptions,
+): Promise<{ code: number; output: string }> {
+  await unpackBundle(options, true);
+  try {
+    const result = await run('runc', ['run', '--bundle', options.bundle, options.id]).then(
+      ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: typeof error.code === 'number' ? error.code : -1,
+        output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+      }),
+    );
+    return result;
+  } finally {
+    await run('runc', ['delete', '--force', options.id]).catch(() => undefined);
+  }
+}
+
+/** Unpacks `image` into a runc bundle, hardens its config.json, and starts it detached. */
+export async function createRuncContainer(options: RuncContainerOptions): Promise<RuncContainer> {
+  await unpackBundle(options, false);
+  const logFile = join(options.bundle, 'container.log');
+  const fd = openSync(logFile, 'w');
+  let removed = false;
+  const remove = async (): Promise<void> => {
+    if (removed) return;
+    removed = true;
+    await run('runc', ['delete', '--force', options.id]).catch(() => undefined);
+  };
+  try {
+    const runc = spawn('runc', ['run', '--detach', '--bundle', options.bundle, options.id], {
+      stdio: ['ignore', fd, fd],
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      runc.once('error', reject);
+      runc.once('exit', resolve);
+    });
+    if (code !== 0) throw new Error(`runc run exited ${code}: ${readFileSync(logFile, 'utf8')}`);
+    const { stdout } = await run('runc', ['state', options.id]);
+    const pid = (JSON.parse(stdout) as { pid: number }).pid;
+    const status = `/proc/${pid}/status`;
+    return {
+      pid,
+      log: () => readFileSync(logFile, 'utf8'),
+      memoryKiB: () => {
+        const text = existsSync(status) ? readFileSync(status, 'utf8') : '';
+        const rss = /^VmRSS:\s+(\d+) kB$/m.exec(text)?.[1];
+        const anon = /^RssAnon:\s+(\d+) kB$/m.exec(text)?.[1];
+        return rss === undefined || anon === undefined ? undefined : { rss: Number(rss), anon: Number(anon) };
+      },
+      exited: async (timeoutMs) => {
+        const deadline = Date.now() + timeoutMs;
+        while (Date.now() < deadline) {
+          const { stdout: state } = await run('runc', ['state', options.id]).catch(() => ({ stdout: '{}' }));
+          if ((JSON.parse(state) as { status?: string }).status !== 'running') return true;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return false;
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+}

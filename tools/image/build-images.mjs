@@ -1,0 +1,205 @@
+#!/usr/bin/env node
+// Builds one OCI image per plugin, daemonless: deterministic layer tars written here, assembled with umoci,
+// converted (oci-archive) and optionally pushed with skopeo. Same inputs give the same digests.
+//
+//   node tools/image/build-images.mjs [gpu sriov infiniband usb fpga] [--arch amd64,arm64]
+//                                     [--push docker://REGISTRY/PREFIX] [--out dist/images]
+//
+// Exit codes: 0 built, 2 usage error or a missing tool (named with its apt package), 1 anything else.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { appLayer } from './lib/app-layer.mjs';
+import { addArchImage, addImageIndex } from './lib/oci-image.mjs';
+import { allArches } from './lib/platforms.mjs';
+import { plugins } from './lib/plugins.mjs';
+import { MissingToolError, requireTools, run } from './lib/run-tool.mjs';
+import { runtimeLayer } from './lib/runtime-layer.mjs';
+import { createTar } from './lib/tar-writer.mjs';
+
+const root = resolve(import.meta.dirname, '../..');
+const usage = `usage: build-images [${Object.keys(plugins).join(' ')}] [--arch ${allArches.join(',')}] [--push docker://REGISTRY/PREFIX] [--out DIR]`;
+
+class UsageError extends Error {}
+
+function git(args, fallback) {
+  try {
+    return execFileSync('git', args, {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return fallback;
+  }
+}
+
+/** The image's `created` time: SOURCE_DATE_EPOCH when set, else the HEAD commit's time (never "now"). */
+function createdTime() {
+  const epoch = process.env.SOURCE_DATE_EPOCH;
+  if (epoch !== undefined && /^\d+$/.test(epoch)) return new Date(Number(epoch) * 1000).toISOString();
+  const seconds = git(['log', '-1', '--format=%ct'], '0');
+  return new Date(Number(seconds) * 1000).toISOString();
+}
+
+function sourceUrl(rootPackage) {
+  const repository = rootPackage.repository;
+  const url = typeof repository === 'string' ? repository : repository?.url;
+  return (
+    process.env.KDP_IMAGE_SOURCE ??
+    url?.replace(/^git\+/, '').replace(/\.git$/, '') ??
+    'https://github.com/kdp/kdp'
+  );
+}
+
+function parse(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        arch: { type: 'string', default: allArches.join(',') },
+        push: { type: 'string' },
+        out: { type: 'string', default: join(root, 'dist/images') },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error.message);
+  }
+  const { values, positionals } = parsed;
+  const names = positionals.length > 0 ? positionals : Object.keys(plugins);
+  for (const name of names) if (!plugins[name]) throw new UsageError(`unknown plugin ${name}`);
+  const arches = values.arch.split(',').filter(Boolean);
+  for (const arch of arches) if (!allArches.includes(arch)) throw new UsageError(`unknown arch ${arch}`);
+  if (arches.length === 0) throw new UsageError('--arch names no architecture');
+  if (values.push !== undefined && !values.push.startsWith('docker://')) {
+    throw new UsageError('--push takes a docker://REGISTRY/PREFIX reference');
+  }
+  return { help: values.help, names, arches, push: values.push, out: resolve(values.out) };
+}
+
+function mb(bytes) {
+  return `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+async function buildOne(name, context) {
+  const plugin = plugins[name];
+  const dir = join(root, 'packages', `plugin-${name}`);
+  const bundle = join(dir, 'dist/main.js');
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npx nx run plugin-${name}:build first`);
+  const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+  const outDir = join(context.out, name);
+  const layout = join(outDir, 'oci');
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  await run('umoci', ['init', '--layout', layout]);
+  const labels = {
+    'org.opencontainers.image.title': plugin.binary,
+    'org.opencontainers.image.source': context.source,
+    'org.opencontainers.image.version': version,
+    'org.opencontainers.image.revision': context.revision,
+    'org.opencontainers.image.licenses': 'Apache-2.0',
+  };
+  const images = [];
+  for (const arch of context.arches) {
+    const runtime = await context.runtime(arch);
+    const app = await appLayer({ ...context, plugin, arch, bundle });
+    const image = await addArchImage({
+      layout,
+      tag: `${version}-${arch}`,
+      arch,
+      created: context.created,
+      labels,
+      cacheDir: context.cacheDir,
+      layers: [
+        { name: 'runtime', tar: runtime.tar },
+        { name: 'app', tar: createTar(app) },
+      ],
+    });
+    images.push({ ...image, strip: runtime.strip });
+  }
+  const indexDigest = await addImageIndex({ layout, tag: version, images, annotations: labels });
+  const archive = join(outDir, `${plugin.binary}-${version}.oci.tar`);
+  await run('skopeo', [
+    'copy',
+    '--quiet',
+    '--all',
+    `oci:${layout}:${version}`,
+    `oci-archive:${archive}:${version}`,
+  ]);
+  if (context.push) {
+    const target = `${context.push.replace(/\/$/, '')}/${plugin.binary}:${version}`;
+    await run('skopeo', ['copy', '--all', '--retry-times', '3', `oci:${layout}:${version}`, target]);
+    console.log(`pushed ${target}`);
+  }
+  const summary = {
+    plugin: name,
+    binary: plugin.binary,
+    version,
+    index: indexDigest,
+    layout,
+    archive,
+    images,
+  };
+  writeFileSync(join(outDir, 'image.json'), `${JSON.stringify(summary, null, 2)}\n`);
+  return summary;
+}
+
+async function main(argv) {
+  const options = parse(argv);
+  if (options.help) {
+    console.log(usage);
+    return 0;
+  }
+  await requireTools(['umoci', 'skopeo', 'tar', 'dpkg-deb']);
+  const lock = JSON.parse(readFileSync(join(import.meta.dirname, 'image-lock.json'), 'utf8'));
+  const packageLock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+  const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const cacheDir = join(root, 'dist/image-cache');
+  const runtimes = new Map();
+  const context = {
+    ...options,
+    lock,
+    packageLock,
+    cacheDir,
+    created: createdTime(),
+    revision: git(['rev-parse', 'HEAD'], 'unknown'),
+    source: sourceUrl(rootPackage),
+    // The runtime layer is the same for every plugin: build its tar once per architecture.
+    runtime: async (arch) => {
+      if (!runtimes.has(arch)) {
+        const { entries, strip } = await runtimeLayer(cacheDir, lock, arch);
+        if (!strip) console.warn(`warning: no strip tool for ${arch}; Node ships unstripped (larger image)`);
+        runtimes.set(arch, { tar: createTar(entries), strip });
+      }
+      return runtimes.get(arch);
+    },
+  };
+  const rows = [['plugin', 'arch', 'compressed', 'digest']];
+  for (const name of options.names) {
+    const summary = await buildOne(name, context);
+    for (const image of summary.images) rows.push([name, image.arch, mb(image.compressed), image.digest]);
+    rows.push([name, 'index', '', summary.index]);
+  }
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
+  for (const row of rows)
+    console.log(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    );
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof UsageError) console.error(`build-images: ${error.message}\n${usage}`);
+    else console.error(`build-images: ${error.message}`);
+    process.exit(error instanceof UsageError || error instanceof MissingToolError ? 2 : 1);
+  },
+);

@@ -1,0 +1,65 @@
+// Shared libraries taken from pinned Debian packages: each package is fetched (sha256-checked), unpacked
+// with dpkg-deb into the cache, and the wanted sonames are read from it (symlinks resolved).
+import { existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { debianPackage } from './fetch-verified.mjs';
+import { platforms } from './platforms.mjs';
+import { run } from './run-tool.mjs';
+
+/** Unpacks one locked Debian package into the cache (once) and returns the unpacked tree's root. */
+async function unpacked(cacheDir, entry) {
+  const deb = await debianPackage(cacheDir, entry.url, entry.sha256);
+  const root = join(cacheDir, 'unpacked', basename(deb, '.deb'));
+  if (!existsSync(root)) {
+    const tmp = `${root}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    await run('dpkg-deb', ['-x', deb, tmp]);
+    renameSync(tmp, root);
+  }
+  return root;
+}
+
+/** Reads `path` inside `root`, following symlinks without ever leaving `root`. */
+function readInside(root, path) {
+  let current = join(root, path);
+  for (let hops = 0; hops < 16; hops += 1) {
+    const stat = lstatSync(current, { throwIfNoEntry: false });
+    if (!stat) return undefined;
+    if (!stat.isSymbolicLink()) return readFileSync(current);
+    const target = readlinkSync(current);
+    const next = target.startsWith('/') ? join(root, target) : resolve(dirname(current), target);
+    if (!next.startsWith(`${root}/`)) return undefined;
+    current = next;
+  }
+  return undefined;
+}
+
+/**
+ * Tar entries for the shared libraries `sonames` of `arch`, at /lib/<triplet>/<soname>, taken from the
+ * locked Debian packages `packageNames`, plus each package's copyright file.
+ * @returns {Promise<import('./tar-writer.mjs').TarEntry[]>}
+ */
+export async function debianLibraries(cacheDir, lock, arch, packageNames, sonames) {
+  const { triplet } = platforms[arch];
+  const locked = lock.debian.packages[arch] ?? [];
+  const roots = [];
+  const entries = [];
+  for (const name of packageNames) {
+    const entry = locked.find((candidate) => candidate.name === name);
+    if (!entry) throw new Error(`tools/image/image-lock.json has no Debian package ${name} for ${arch}`);
+    const root = await unpacked(cacheDir, entry);
+    roots.push(root);
+    const copyright = readInside(root, `usr/share/doc/${name}/copyright`);
+    if (copyright) entries.push({ path: `usr/share/doc/${name}/copyright`, type: 'file', data: copyright });
+  }
+  for (const soname of sonames) {
+    const data = roots
+      .flatMap((root) =>
+        [`lib/${triplet}/${soname}`, `usr/lib/${triplet}/${soname}`].map((p) => readInside(root, p)),
+      )
+      .find((found) => found !== undefined);
+    if (!data) throw new Error(`${soname} (${arch}) is in none of ${packageNames.join(', ')}`);
+    entries.push({ path: `lib/${triplet}/${soname}`, type: 'file', data, mode: 0o755 });
+  }
+  return entries;
+}

@@ -1,0 +1,63 @@
+// What each plugin's image holds beyond the runtime: its esbuild bundle, and only the native addons (with
+// their JavaScript loaders) and shared libraries that plugin loads at run time.
+
+/**
+ * An npm package whose files go into /app/node_modules/<name>: `files` are regular expressions over paths
+ * inside the package; `{npmArch}` and `{triplet}` are replaced per architecture.
+ * @typedef {{ name: string, files: string[] }} AddonPackage
+ */
+
+/** The five plugins: Nx project, binary name, npm packages and Debian-provided libraries each needs. */
+export const plugins = {
+  gpu: {
+    project: '@kdp/plugin-gpu',
+    binary: 'gpu-device-plugin',
+    // koffi binds NVML (libnvidia-ml.so.1, mounted from the host by the NVIDIA runtime) for Xid events.
+    addons: [
+      {
+        name: 'koffi',
+        files: [
+          '^package\\.json$',
+          '^LICENSE\\.txt$',
+          '^index\\.cjs$',
+          '^src/koffi/index\\.cjs$',
+          '^src/koffi/src/[^/]+\\.cjs$',
+        ],
+      },
+      {
+        name: '@koromix/koffi-linux-{npmArch}',
+        files: ['^package\\.json$', '^index\\.js$', '^linux_{npmArch}/koffi\\.node$'],
+      },
+    ],
+    libraries: [],
+  },
+  sriov: { project: '@kdp/plugin-sriov', binary: 'sriov-device-plugin', addons: [], libraries: [] },
+  infiniband: {
+    project: '@kdp/plugin-infiniband',
+    binary: 'infiniband-device-plugin',
+    addons: [],
+    libraries: [],
+  },
+  usb: {
+    project: '@kdp/plugin-usb',
+    binary: 'usb-device-plugin',
+    // node-usb's prebuilt N-API binary (glibc build on x64, armv8 on arm64) links libudev.so.1.
+    addons: [
+      {
+        name: 'usb',
+        files: [
+          '^package\\.json$',
+          '^LICENSE$',
+          '^dist/.*\\.js$',
+          '^prebuilds/linux-{npmArch}/node\\.napi\\.(glibc|armv8)\\.node$',
+        ],
+      },
+      {
+        name: 'node-gyp-build',
+        files: ['^package\\.json$', '^LICENSE$', '^index\\.js$', '^node-gyp-build\\.js$'],
+      },
+    ],
+    libraries: [{ package: 'libudev1', sonames: ['libudev.so.1'] }],
+  },
+  fpga: { project: '@kdp/plugin-fpga', binary: 'fpga-device-plugin', addons: [], libraries: [] },
+};
