@@ -85,7 +85,10 @@ function linkDeclarationPackages(entries, dts) {
     const exportsMap = Object.fromEntries(
       mine.map((e) => [e.subpath, { types: `./${relative(join(dts, pkg), declarationOf(dts, e.source))}` }]),
     );
-    writeFileSync(join(target, 'package.json'), JSON.stringify({ name: mine[0].packageName, exports: exportsMap }));
+    writeFileSync(
+      join(target, 'package.json'),
+      JSON.stringify({ name: mine[0].packageName, exports: exportsMap }),
+    );
   }
 }
 
