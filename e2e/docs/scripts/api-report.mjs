@@ -157,8 +157,15 @@ function extract(Extractor, ExtractorConfig, entry, dts, reportFolder, tempFolde
   return problems;
 }
 
+/** Rewrites a report the way `nx format` would, so the committed reports pass the format check as they are. */
+async function formatReport(file) {
+  const prettier = await import('prettier');
+  const options = (await prettier.resolveConfig(join(root, 'package.json'))) ?? {};
+  writeFileSync(file, await prettier.format(readFileSync(file, 'utf8'), { ...options, filepath: file }));
+}
+
 /** Writes every report into `out` (default: each package's api-report/); returns the files written. */
-export function writeApiReports(out) {
+export async function writeApiReports(out) {
   const { Extractor, ExtractorConfig } = require('@microsoft/api-extractor');
   // Inside the repository (dist/ is ignored) so that the declarations' imports of zod, pino, @grpc/grpc-js …
   // resolve to the root node_modules.
@@ -177,7 +184,9 @@ export function writeApiReports(out) {
       problems.push(
         ...extract(Extractor, ExtractorConfig, entry, join(work, 'dts'), reportFolder, join(work, 'temp')),
       );
-      written.push(join(reportFolder, `${entry.name}.api.md`));
+      const report = join(reportFolder, `${entry.name}.api.md`);
+      await formatReport(report);
+      written.push(report);
     }
     if (problems.length > 0) {
       throw new Error(`API Extractor reported ${problems.length} problem(s):\n${problems.join('\n')}`);
@@ -191,7 +200,7 @@ export function writeApiReports(out) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({ options: { out: { type: 'string' } } });
   try {
-    for (const file of writeApiReports(values.out)) console.log(relative(process.cwd(), file));
+    for (const file of await writeApiReports(values.out)) console.log(relative(process.cwd(), file));
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exitCode = 1;
