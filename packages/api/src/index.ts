@@ -1,4 +1,11 @@
-// Public API of @kdp/api: the kubelet's gRPC APIs and the rules around them.
+/**
+ * The kubelet's gRPC APIs and the rules around them: the device-plugin API (v1beta1 flat, v1alpha as a
+ * namespace), pod-resources and plugin registration, generated for @grpc/grpc-js, plus the kubelet's constants and
+ * its resource-name check.
+ *
+ * @packageDocumentation
+ * @module @kdp/api
+ */
 
 export {
   CheckpointFileName,

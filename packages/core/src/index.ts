@@ -1,4 +1,11 @@
-// Public API of @kdp/core.
+/**
+ * The runtime every kdp device plugin stands on: the serve / register / re-register lifecycle, the Allocate
+ * contract, health sources, and the shared runtime (configuration, CDI, metrics, logging, CLI). The author guide
+ * is the package README.
+ *
+ * @packageDocumentation
+ * @module @kdp/core
+ */
 
 // lifecycle: declarations, sources, serve / register / re-register, Allocate contract
 

@@ -1,4 +1,10 @@
-// Public API of @kdp/kubelet-sim: a simulated kubelet device manager, its events, and a test plugin.
+/**
+ * A simulated kubelet device manager, its events, a conformance suite for device plugins, a test plugin
+ * and the `kubelet-sim` CLI.
+ *
+ * @packageDocumentation
+ * @module @kdp/kubelet-sim
+ */
 
 export { systemClock } from './clock';
 export type { Clock } from './clock';
@@ -18,6 +24,7 @@ export type {
   AllocatedEvent,
   CheckpointWrittenEvent,
   DevicesEvent,
+  EventBase,
   PluginApiVersion,
   PreStartedEvent,
   RegisteredEvent,

@@ -1,5 +1,10 @@
-// Public API of @kdp/topology: sysfs reading, NUMA and PCIe locality, TopologyInfo, preferred allocation.
-// Test fixtures live in the second entry point '@kdp/topology/testing'.
+/**
+ * Sysfs reading with a confined root, NUMA and PCIe locality, TopologyInfo and the preferred-allocation policy.
+ * Test fixtures live in the second entry point `@kdp/topology/testing`.
+ *
+ * @packageDocumentation
+ * @module @kdp/topology
+ */
 
 export { choosePreferredAllocation } from './allocation/choose-preferred-allocation';
 export type { DeviceLocality, PreferredAllocationInput } from './allocation/allocation-types';

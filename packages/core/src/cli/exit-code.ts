@@ -8,7 +8,7 @@ export const ExitCode = {
   Usage: 2,
 } as const;
 
-/** One of the values of {@link ExitCode}. */
+/** One of the values of the `ExitCode` constant (0, 1 or 2). */
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** A command line that cannot be run as given; the CLI prints its message and the usage and exits 2. */

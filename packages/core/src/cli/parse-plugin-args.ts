@@ -6,21 +6,21 @@ import { UsageError } from './exit-code';
 
 /** The flags every kdp plugin takes (see the plugin contract), parsed and checked. */
 export interface CommonFlags {
-  /** `--sysfs-root DIR` [/sys]: where sysfs is read. */
+  /** `--sysfs-root DIR` (default `/sys`): where sysfs is read. */
   readonly sysfsRoot: string;
-  /** `--dev-root DIR` [/dev]: where device nodes are looked up. */
+  /** `--dev-root DIR` (default `/dev`): where device nodes are looked up. */
   readonly devRoot: string;
-  /** `--proc-root DIR` [/proc]: where procfs is read. */
+  /** `--proc-root DIR` (default `/proc`): where procfs is read. */
   readonly procRoot: string;
-  /** `--device-plugin-dir DIR` [/var/lib/kubelet/device-plugins]: the kubelet's socket directory. */
+  /** `--device-plugin-dir DIR` (default `/var/lib/kubelet/device-plugins`): the kubelet's socket directory. */
   readonly devicePluginDir: string;
   /** `--config FILE`: YAML or JSON configuration; undefined = the documented defaults. */
   readonly config: string | undefined;
-  /** `--cdi-dir DIR` [/var/run/cdi]: where CDI specs are written when CDI is enabled. */
+  /** `--cdi-dir DIR` (default `/var/run/cdi`): where CDI specs are written when CDI is enabled. */
   readonly cdiDir: string;
   /** `--metrics-address HOST:PORT`: /metrics, /healthz, /readyz; undefined = off. */
   readonly metricsAddress: string | undefined;
-  /** `--log-level LEVEL` [info]. */
+  /** `--log-level LEVEL` (default `info`). */
   readonly logLevel: LogLevel;
 }
 
