@@ -1,30 +1,34 @@
 #!/usr/bin/env node
 // Refreshes the Debian part of tools/image/image-lock.json: the exact versions, URLs and sha256 of the
-// packages the runtime layer takes its shared libraries from, for every image architecture.
-// Needs a Debian machine with both architectures known to apt:
-//   dpkg --add-architecture arm64 && apt-get update && node tools/image/lock-debs.mjs
-// The image build itself never calls apt: it fetches these URLs and checks the sha256.
+// packages the image's shared libraries come from, for every image architecture, resolved to the newest
+// version across bookworm, bookworm-updates and bookworm-security from the archive's signed indexes
+// (lib/debian-archive.mjs: gpgv-checked InRelease, sha256-checked Packages.xz). Needs no apt and runs on
+// any host with Node, xz and (for the signature check) gpgv and the Debian archive keyring.
+//   node tools/image/lock-debs.mjs
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { run } from './lib/run-tool.mjs';
+import { join, resolve } from 'node:path';
+import { createDebianArchive } from './lib/debian-archive.mjs';
 
 const lockFile = join(import.meta.dirname, 'image-lock.json');
 const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
 const names = ['libc6', 'libgcc-s1', 'libstdc++6', 'libudev1'];
+const archive = createDebianArchive({ cacheDir: resolve(import.meta.dirname, '../../dist/image-cache') });
 
-for (const arch of Object.keys(lock.node.packages)) {
-  const { stdout } = await run('apt-get', ['download', '--print-uris', ...names.map((n) => `${n}:${arch}`)]);
-  const entries = stdout
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const match = /^'([^']+)' (\S+)_(\S+)_(\S+)\.deb \d+ SHA256:([0-9a-f]{64})$/.exec(line);
-      if (!match) throw new Error(`unexpected apt-get output: ${line}`);
-      const [, url, name, version, , sha256] = match;
-      return { name, version: decodeURIComponent(version), url, sha256 };
-    })
-    .sort((a, b) => a.name.localeCompare(b.name));
-  lock.debian.packages[arch] = entries;
+try {
+  for (const arch of Object.keys(lock.node.packages)) {
+    const before = new Map((lock.debian.packages[arch] ?? []).map((entry) => [entry.name, entry.version]));
+    const entries = [];
+    for (const name of [...names].sort()) {
+      const { version, url, sha256, suite } = await archive.resolve(name, arch);
+      const was = before.get(name);
+      console.log(`${name}:${arch} ${version} (${suite})${was === version ? '' : ` was ${was ?? 'not locked'}`}`);
+      entries.push({ name, version, url, sha256 });
+    }
+    lock.debian.packages[arch] = entries;
+  }
+} catch (error) {
+  console.error(`lock-debs: ${error.message}`);
+  process.exit(1);
 }
 writeFileSync(lockFile, `${JSON.stringify(lock, null, 2)}\n`);
 console.log(`updated ${lockFile}`);
