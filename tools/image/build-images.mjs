@@ -11,11 +11,12 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { appLayer } from './lib/app-layer.mjs';
+import { createLockedDebs } from './lib/locked-debs.mjs';
 import { addArchImage, addImageIndex } from './lib/oci-image.mjs';
 import { allArches } from './lib/platforms.mjs';
 import { plugins } from './lib/plugins.mjs';
 import { MissingToolError, requireTools, run } from './lib/run-tool.mjs';
-import { runtimeLayer } from './lib/runtime-layer.mjs';
+import { runtimeLayer, runtimePackages } from './lib/runtime-layer.mjs';
 import { createTar } from './lib/tar-writer.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -119,7 +120,9 @@ async function buildOne(name, context) {
         { name: 'app', tar: createTar(app) },
       ],
     });
-    images.push({ ...image, strip: runtime.strip });
+    // The Debian packages actually used (a fallback records the pin it replaced as `locked`).
+    const debs = context.debs.used(arch, [...runtimePackages, ...plugin.libraries.map((l) => l.package)]);
+    images.push({ ...image, strip: runtime.strip, debs });
   }
   const indexDigest = await addImageIndex({ layout, tag: version, images, annotations: labels });
   const archive = join(outDir, `${plugin.binary}-${version}.oci.tar`);
@@ -160,7 +163,9 @@ async function main(argv) {
   const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const cacheDir = join(root, 'dist/image-cache');
   const runtimes = new Map();
+  const debs = createLockedDebs({ cacheDir, lock });
   const context = {
+    debs,
     ...options,
     lock,
     packageLock,
@@ -171,7 +176,7 @@ async function main(argv) {
     // The runtime layer is the same for every plugin: build its tar once per architecture.
     runtime: async (arch) => {
       if (!runtimes.has(arch)) {
-        const { entries, strip } = await runtimeLayer(cacheDir, lock, arch);
+        const { entries, strip } = await runtimeLayer(cacheDir, lock, debs, arch);
         if (!strip) console.warn(`warning: no strip tool for ${arch}; Node ships unstripped (larger image)`);
         runtimes.set(arch, { tar: createTar(entries), strip });
       }

@@ -21,7 +21,9 @@ try {
     for (const name of [...names].sort()) {
       const { version, url, sha256, suite } = await archive.resolve(name, arch);
       const was = before.get(name);
-      console.log(`${name}:${arch} ${version} (${suite})${was === version ? '' : ` was ${was ?? 'not locked'}`}`);
+      console.log(
+        `${name}:${arch} ${version} (${suite})${was === version ? '' : ` was ${was ?? 'not locked'}`}`,
+      );
       entries.push({ name, version, url, sha256 });
     }
     lock.debian.packages[arch] = entries;

@@ -46,7 +46,7 @@ async function unpackedNpm(cacheDir, packageLock, name) {
  * The app layer's entries for `plugin` on `arch`.
  * @returns {Promise<import('./tar-writer.mjs').TarEntry[]>}
  */
-export async function appLayer({ cacheDir, lock, packageLock, plugin, arch, bundle }) {
+export async function appLayer({ cacheDir, debs, packageLock, plugin, arch, bundle }) {
   const { npmArch, triplet } = platforms[arch];
   const expand = (text) => text.replaceAll('{npmArch}', npmArch).replaceAll('{triplet}', triplet);
   const entries = [{ path: 'app/main.js', type: 'file', data: readFileSync(bundle) }];
@@ -68,7 +68,7 @@ export async function appLayer({ cacheDir, lock, packageLock, plugin, arch, bund
     }
   }
   for (const library of plugin.libraries) {
-    entries.push(...(await debianLibraries(cacheDir, lock, arch, [library.package], library.sonames)));
+    entries.push(...(await debianLibraries(debs, arch, [library.package], library.sonames)));
   }
   return entries;
 }

@@ -2,14 +2,13 @@
 // with dpkg-deb into the cache, and the wanted sonames are read from it (symlinks resolved).
 import { existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { debianPackage } from './fetch-verified.mjs';
 import { platforms } from './platforms.mjs';
 import { run } from './run-tool.mjs';
 
 /** Unpacks one locked Debian package into the cache (once) and returns the unpacked tree's root. */
-async function unpacked(cacheDir, entry) {
-  const deb = await debianPackage(cacheDir, entry.url, entry.sha256);
-  const root = join(cacheDir, 'unpacked', basename(deb, '.deb'));
+async function unpacked(debs, arch, name) {
+  const deb = await debs.file(arch, name);
+  const root = join(debs.cacheDir, 'unpacked', basename(deb, '.deb'));
   if (!existsSync(root)) {
     const tmp = `${root}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
@@ -36,18 +35,15 @@ function readInside(root, path) {
 
 /**
  * Tar entries for the shared libraries `sonames` of `arch`, at /lib/<triplet>/<soname>, taken from the
- * locked Debian packages `packageNames`, plus each package's copyright file.
+ * Debian packages `packageNames` (pinned, see locked-debs.mjs), plus each package's copyright file.
  * @returns {Promise<import('./tar-writer.mjs').TarEntry[]>}
  */
-export async function debianLibraries(cacheDir, lock, arch, packageNames, sonames) {
+export async function debianLibraries(debs, arch, packageNames, sonames) {
   const { triplet } = platforms[arch];
-  const locked = lock.debian.packages[arch] ?? [];
   const roots = [];
   const entries = [];
   for (const name of packageNames) {
-    const entry = locked.find((candidate) => candidate.name === name);
-    if (!entry) throw new Error(`tools/image/image-lock.json has no Debian package ${name} for ${arch}`);
-    const root = await unpacked(cacheDir, entry);
+    const root = await unpacked(debs, arch, name);
     roots.push(root);
     const copyright = readInside(root, `usr/share/doc/${name}/copyright`);
     if (copyright) entries.push({ path: `usr/share/doc/${name}/copyright`, type: 'file', data: copyright });

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { HttpStatusError } from './debian-archive.mjs';
 import { run } from './run-tool.mjs';
 
 /** Throws unless `data` matches the SRI string `integrity` (e.g. `sha512-…`). */
@@ -60,11 +61,8 @@ export async function debianPackage(cacheDir, url, sha256) {
   const file = join(dir, decodeURIComponent(url.slice(url.lastIndexOf('/') + 1)));
   if (!existsSync(file)) {
     const response = await fetch(url);
-    if (!response.ok) {
-      throw new Error(
-        `${url}: HTTP ${response.status} (a superseded Debian version? refresh the lock: node tools/image/lock-debs.mjs)`,
-      );
-    }
+    // A 404 is the archive having dropped a superseded version: lib/locked-debs.mjs falls back on it.
+    if (!response.ok) throw new HttpStatusError(url, response.status);
     const data = Buffer.from(await response.arrayBuffer());
     checkSha256(data, sha256, url);
     writeFileSync(`${file}.tmp`, data);

@@ -17,6 +17,9 @@ const nodeSonames = [
   'libgcc_s.so.1',
 ];
 
+/** The Debian packages the runtime layer's libraries come from. */
+export const runtimePackages = ['libc6', 'libgcc-s1', 'libstdc++6'];
+
 /** Extracts `package/bin/node` and `package/LICENSE` from the locked node-linux-<arch> tarball (once). */
 async function nodeFiles(cacheDir, lock, arch) {
   const { name, integrity } = lock.node.packages[arch];
@@ -52,17 +55,11 @@ async function stripped(binary, dir, arch) {
  * The runtime layer's entries for `arch` and a note on how Node was stripped.
  * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], strip: string | undefined }>}
  */
-export async function runtimeLayer(cacheDir, lock, arch) {
+export async function runtimeLayer(cacheDir, lock, debs, arch) {
   const { triplet, loader } = platforms[arch];
   const node = await nodeFiles(cacheDir, lock, arch);
   const { file, tool } = await stripped(node.binary, node.dir, arch);
-  const libs = await debianLibraries(
-    cacheDir,
-    lock,
-    arch,
-    ['libc6', 'libgcc-s1', 'libstdc++6'],
-    [...nodeSonames, loader.soname],
-  );
+  const libs = await debianLibraries(debs, arch, runtimePackages, [...nodeSonames, loader.soname]);
   const entries = [
     { path: 'nodejs/bin/node', type: 'file', data: readFileSync(file), mode: 0o755 },
     { path: 'nodejs/LICENSE', type: 'file', data: readFileSync(node.license) },
