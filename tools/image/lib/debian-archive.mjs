@@ -172,7 +172,8 @@ function execFileWithInput(command, args, input) {
     child.stdout.on('data', (chunk) => out.push(chunk));
     child.stderr.on('data', (chunk) => err.push(chunk));
     child.on('error', reject);
-    child.stdin.on('error', () => {}); // a tool that exits early reports through its exit code
+    // A tool that exits early reports through its exit code, not through a broken stdin pipe.
+    child.stdin.on('error', (error) => err.push(Buffer.from(String(error.message))));
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new Error(`${command} ${args.join(' ')} failed: ${Buffer.concat(err).toString().trim()}`));
