@@ -3,7 +3,10 @@
 // converted (oci-archive) and optionally pushed with skopeo. Same inputs give the same digests.
 //
 //   node tools/image/build-images.mjs [gpu sriov infiniband usb fpga] [--arch amd64,arm64]
-//                                     [--push docker://REGISTRY/PREFIX] [--out dist/images]
+//                                     [--push docker://REGISTRY/PREFIX [--tag TAG]] [--out dist/images]
+//
+// --push sends the amd64+arm64 index to PREFIX/<binary>:TAG (TAG defaults to the plugin's package version; CI
+// pushes main's commits under the commit SHA so that a release tag is never overwritten).
 //
 // Exit codes: 0 built, 2 usage error or a missing tool (named with its apt package), 1 anything else.
 import { execFileSync } from 'node:child_process';
@@ -20,7 +23,7 @@ import { runtimeLayer, runtimePackages } from './lib/runtime-layer.mjs';
 import { createTar } from './lib/tar-writer.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
-const usage = `usage: build-images [${Object.keys(plugins).join(' ')}] [--arch ${allArches.join(',')}] [--push docker://REGISTRY/PREFIX] [--out DIR]`;
+const usage = `usage: build-images [${Object.keys(plugins).join(' ')}] [--arch ${allArches.join(',')}] [--push docker://REGISTRY/PREFIX [--tag TAG]] [--out DIR]`;
 
 class UsageError extends Error {}
 
@@ -63,6 +66,7 @@ function parse(argv) {
       options: {
         arch: { type: 'string', default: allArches.join(',') },
         push: { type: 'string' },
+        tag: { type: 'string' },
         out: { type: 'string', default: join(root, 'dist/images') },
         help: { type: 'boolean', short: 'h' },
       },
@@ -79,7 +83,19 @@ function parse(argv) {
   if (values.push !== undefined && !values.push.startsWith('docker://')) {
     throw new UsageError('--push takes a docker://REGISTRY/PREFIX reference');
   }
-  return { help: values.help, names, arches, push: values.push, out: resolve(values.out) };
+  if (values.tag !== undefined) {
+    if (values.push === undefined) throw new UsageError('--tag only names the tag --push pushes');
+    // The OCI distribution spec's tag grammar.
+    if (!/^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$/.test(values.tag)) {
+      throw new UsageError(`--tag ${JSON.stringify(values.tag)} is not a valid image tag`);
+    }
+  }
+  // A registry host may carry a port (docker://localhost:5000); below it, a ':' or '@' would be a tag or digest.
+  const pushPath = values.push?.slice('docker://'.length).split('/').slice(1) ?? [];
+  if (pushPath.some((part) => part.includes(':') || part.includes('@'))) {
+    throw new UsageError(`--push ${values.push}: give the repository prefix only; the tag comes from --tag`);
+  }
+  return { help: values.help, names, arches, push: values.push, tag: values.tag, out: resolve(values.out) };
 }
 
 function mb(bytes) {
@@ -134,7 +150,7 @@ async function buildOne(name, context) {
     `oci-archive:${archive}:${version}`,
   ]);
   if (context.push) {
-    const target = `${context.push.replace(/\/$/, '')}/${plugin.binary}:${version}`;
+    const target = `${context.push.replace(/\/$/, '')}/${plugin.binary}:${context.tag ?? version}`;
     await run('skopeo', ['copy', '--all', '--retry-times', '3', `oci:${layout}:${version}`, target]);
     console.log(`pushed ${target}`);
   }
