@@ -104,9 +104,10 @@ function mb(bytes) {
 
 async function buildOne(name, context) {
   const plugin = plugins[name];
-  const dir = join(root, 'packages', `plugin-${name}`);
+  const dir = join(root, 'packages', plugin.project.slice('@kdp/'.length));
   const bundle = join(dir, 'dist/main.js');
-  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run npx nx run plugin-${name}:build first`);
+  if (!existsSync(bundle))
+    throw new Error(`${bundle} is missing: run npx nx run ${plugin.project}:build first`);
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
   const outDir = join(context.out, name);
   const layout = join(outDir, 'oci');
@@ -128,6 +129,7 @@ async function buildOne(name, context) {
       layout,
       tag: `${version}-${arch}`,
       arch,
+      cmd: plugin.cmd ?? ['serve'],
       created: context.created,
       labels,
       cacheDir: context.cacheDir,

@@ -3,7 +3,8 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { runConformance } from '@kdp/kubelet-sim';
+import { createServer } from 'node:net';
+import { createKubeletSim, runConformance } from '@kdp/kubelet-sim';
 import { loadNodeFixtures, type NodeFixtureBuilder } from './node-fixtures';
 import { missingPrerequisites } from './prerequisites';
 import { createRuncContainer, runInContainer, type RuncContainer } from './runc-container';
@@ -42,6 +43,38 @@ async function buildImages(
   );
 }
 
+/** A TCP port nobody listens on now (the kernel's choice), for a server inside a host-network container. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** GET `path` on 127.0.0.1:`port`; undefined while nothing answers. */
+async function get(port: number, path: string): Promise<{ status: number; body: string } | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+    return { status: response.status, body: await response.text() };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `condition` every 100 ms until it holds or the generous `timeoutMs` bound has passed. */
+async function until(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return true;
+    await new Promise((resolveTick) => setTimeout(resolveTick, 100));
+  }
+  return false;
+}
+
 /** The addon packages each image may hold under /app/node_modules (amd64 names). */
 const addons: Record<string, string[]> = {
   gpu: ['@koromix/koffi-linux-x64', 'koffi'],
@@ -49,6 +82,7 @@ const addons: Record<string, string[]> = {
   infiniband: [],
   usb: ['node-gyp-build', 'usb'],
   fpga: [],
+  monitor: [],
 };
 
 /** Every non-directory path under `root`, relative to it. */
@@ -74,7 +108,7 @@ describeImages('plugin images under runc', () => {
     if (unmet !== undefined) throw new Error(`e2e-images cannot run in CI: ${unmet}`);
     work = mkdtempSync(join(tmpdir(), 'kdp-e2ei-'));
     fixtures = loadNodeFixtures();
-    images = await buildImages(join(work, 'images'), plugins, 'amd64');
+    images = await buildImages(join(work, 'images'), [...plugins, 'monitor'], 'amd64');
   }, 600_000);
 
   afterAll(() => {
@@ -143,7 +177,55 @@ describeImages('plugin images under runc', () => {
     120_000,
   );
 
-  it.each(plugins)(
+  it("monitor: the device-monitor image serves kubelet-sim's pod resources as metrics under runc", async () => {
+    const image = images.get('monitor');
+    const config = JSON.parse(
+      (await run('skopeo', ['inspect', '--config', `oci:${image?.layout}:${image?.version}-amd64`])).stdout,
+    ) as { config: { Entrypoint: string[]; Cmd?: string[] } };
+    // No `serve` default: device-monitor has no subcommands, the DaemonSet's args are its flags.
+    expect(config.config).toMatchObject({ Entrypoint: ['/nodejs/bin/node', '/app/main.js'] });
+    expect(config.config.Cmd ?? []).toEqual([]);
+
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-mon-'));
+    const socket = join(dir, 'pod-resources.sock');
+    const sim = await createKubeletSim({ dir: join(dir, 'dp'), podResourcesSocket: socket });
+    const port = await freePort();
+    const bundle = join(work, 'bundle-monitor');
+    mkdirSync(bundle);
+    let container: RuncContainer | undefined;
+    try {
+      container = await createRuncContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-monitor-${process.pid}`,
+        args: [
+          '--pod-resources-socket',
+          socket,
+          '--metrics-address',
+          `127.0.0.1:${port}`,
+          '--interval',
+          '200',
+        ],
+        readOnly: [],
+        writable: [dir],
+        hostNetwork: true,
+      });
+      const running = container;
+      const ready = await until(async () => (await get(port, '/readyz'))?.status === 200, 60_000);
+      expect({ ready, log: ready ? '' : running.log() }).toEqual({ ready: true, log: '' });
+      const metrics = await get(port, '/metrics');
+      expect(metrics?.body).toMatch(/^kdp_monitor_pod_resources_up 1$/m);
+      expect(metrics?.body).toMatch(/^kdp_monitor_build_info\{version="0\.1\.0"\} 1$/m);
+      process.kill(running.pid, 'SIGTERM');
+      expect(await running.exited(30_000)).toBe(true);
+    } finally {
+      await container?.remove();
+      await sim.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it.each([...plugins, 'monitor'])(
     '%s: the image holds Node, its libraries and the app, and nothing else',
     async (plugin) => {
       const image = images.get(plugin);

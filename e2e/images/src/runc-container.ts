@@ -19,6 +19,8 @@ export interface RuncContainerOptions {
   readonly readOnly: readonly string[];
   /** Host directories bind-mounted read-write at the same path. */
   readonly writable: readonly string[];
+  /** Share the host's network namespace (as a hostNetwork pod), so the host can reach its HTTP endpoints. */
+  readonly hostNetwork?: boolean;
 }
 
 /** A detached container started with `runc run --detach`. */
@@ -66,6 +68,14 @@ function harden(spec: RuntimeSpec, options: RuncContainerOptions, replaceEntrypo
       noNewPrivileges: true,
     },
     root: { ...spec.root, readonly: true },
+    ...(options.hostNetwork === true && spec.linux
+      ? {
+          linux: {
+            ...spec.linux,
+            namespaces: (spec.linux.namespaces ?? []).filter((ns) => ns.type !== 'network'),
+          },
+        }
+      : {}),
     mounts: [
       ...spec.mounts,
       ...options.readOnly.map((path) => bind(path, 'ro')),

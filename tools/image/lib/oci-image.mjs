@@ -58,7 +58,7 @@ function appendLayer(layout, tag, tar, history, cacheDir) {
 }
 
 /** Adds one per-architecture image to `layout`, tagged `tag`; returns its manifest descriptor and sizes. */
-export async function addArchImage({ layout, tag, arch, created, labels, layers, cacheDir }) {
+export async function addArchImage({ layout, tag, arch, cmd, created, labels, layers, cacheDir }) {
   const image = `${layout}:${tag}`;
   await run('umoci', ['new', '--image', image]);
   await run('umoci', [
@@ -86,8 +86,7 @@ export async function addArchImage({ layout, tag, arch, created, labels, layers,
     '/nodejs/bin/node',
     '--config.entrypoint',
     '/app/main.js',
-    '--config.cmd',
-    'serve',
+    ...cmd.flatMap((arg) => ['--config.cmd', arg]),
     ...Object.entries(labels).flatMap(([key, value]) => ['--config.label', `${key}=${value}`]),
   ]);
   for (const layer of layers) {

@@ -7,7 +7,10 @@
  * @typedef {{ name: string, files: string[] }} AddonPackage
  */
 
-/** The five plugins: Nx project, binary name, npm packages and Debian-provided libraries each needs. */
+/**
+ * The five plugins and the device monitor: Nx project, binary name, the image's default arguments (`cmd`,
+ * `['serve']` when absent), npm packages and Debian-provided libraries each needs.
+ */
 export const plugins = {
   gpu: {
     project: '@kdp/plugin-gpu',
@@ -60,4 +63,7 @@ export const plugins = {
     libraries: [{ package: 'libudev1', sonames: ['libudev.so.1'] }],
   },
   fpga: { project: '@kdp/plugin-fpga', binary: 'fpga-device-plugin', addons: [], libraries: [] },
+  // Not a device plugin: the per-node PodResources metrics exporter that deploy/monitor runs. It has no
+  // subcommands, so its image has no default `serve` argument.
+  monitor: { project: '@kdp/monitor', binary: 'device-monitor', cmd: [], addons: [], libraries: [] },
 };
