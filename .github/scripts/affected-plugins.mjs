@@ -1,14 +1,18 @@
 #!/usr/bin/env node
-// Reads `nx show projects --affected --json` (a JSON list of project names) on stdin and prints the short names
-// of the affected kdp plugins as a JSON list for a GitHub Actions matrix, e.g. ["gpu","usb"]. With --all it
-// ignores stdin and prints every plugin (a push whose base commit is unknown, a manual run).
+// Reads `nx show projects --affected --json` (a JSON list of project names) on stdin and prints the affected
+// projects that ship a container image (the five plugins and the device monitor) as a JSON list for a GitHub
+// Actions matrix, e.g. [{"name":"gpu","project":"@kdp/plugin-gpu"}]. With --all it ignores stdin and prints
+// every one (a push whose base commit is unknown, a manual run).
 // Usage: npx nx show projects --affected --base=B --head=H --json | node .github/scripts/affected-plugins.mjs
 import { readFileSync } from 'node:fs';
 
-const plugins = ['gpu', 'sriov', 'infiniband', 'usb', 'fpga'];
+const images = [
+  ...['gpu', 'sriov', 'infiniband', 'usb', 'fpga'].map((name) => ({ name, project: `@kdp/plugin-${name}` })),
+  { name: 'monitor', project: '@kdp/monitor' },
+];
 
 function main() {
-  if (process.argv.includes('--all')) return plugins;
+  if (process.argv.includes('--all')) return images;
   const text = readFileSync(0, 'utf8');
   let projects;
   try {
@@ -19,7 +23,7 @@ function main() {
   if (!Array.isArray(projects) || projects.some((name) => typeof name !== 'string')) {
     throw new Error('expected a JSON list of project names on stdin');
   }
-  return plugins.filter((plugin) => projects.includes(`@kdp/plugin-${plugin}`));
+  return images.filter((image) => projects.includes(image.project));
 }
 
 try {

@@ -42,12 +42,18 @@ function targetsOf(project: string): Set<string> {
   return targets;
 }
 
-/** Every `nx run P:T` and `nx run-many -t T… --projects=P` of the plugin jobs, once per plugin of the matrix. */
+/** What the matrix runs over: every deployed plugin, and the device monitor (deploy/monitor runs its image). */
+const images = [
+  ...deployedPlugins.map((plugin) => ({ name: plugin.name, project: `@kdp/plugin-${plugin.name}` })),
+  { name: 'monitor', project: '@kdp/monitor' },
+];
+
+/** Every `nx run P:T` and `nx run-many -t T… --projects=P` of the plugin jobs, once per image of the matrix. */
 function nxReferences(): { project: string; target: string }[] {
   const runs = Object.values(plugins.jobs).flatMap((job) => job.steps.map((step) => step.run ?? ''));
-  return deployedPlugins.flatMap((plugin) =>
+  return images.flatMap((image) =>
     runs
-      .map((run) => run.replace(/\$\{\{ matrix\.plugin \}\}/g, plugin.name))
+      .map((run) => run.replace(/\$\{\{ matrix\.image\.project \}\}/g, image.project))
       .flatMap((run) => {
         const single = [...run.matchAll(/nx run (@kdp\/[\w-]+):([\w-]+)/g)].map((m) => ({
           project: m[1] ?? '',
@@ -78,18 +84,22 @@ describe('.github/workflows/plugins.yml', () => {
     expect(Object.keys(plugins.on)).toEqual(expect.arrayContaining(['push', 'pull_request']));
   });
 
-  it('has one matrix job per affected plugin, and the affected list covers exactly the five plugins', async () => {
+  it('has one matrix job per affected image, and the list covers exactly the five plugins and the monitor', async () => {
     for (const name of ['plugin', 'push']) {
-      expect(plugins.jobs[name]?.strategy?.matrix?.['plugin']).toBe(
-        '${{ fromJSON(needs.affected.outputs.plugins) }}',
+      expect(plugins.jobs[name]?.strategy?.matrix?.['image']).toBe(
+        '${{ fromJSON(needs.affected.outputs.images) }}',
       );
     }
-    expect(JSON.parse((await affected(['--all'], '')).stdout)).toEqual(deployedPlugins.map((p) => p.name));
+    expect(JSON.parse((await affected(['--all'], '')).stdout)).toEqual(images);
     const some = await affected(
       [],
-      JSON.stringify(['@kdp/core', '@kdp/plugin-usb', 'deploy', '@kdp/plugin-gpu']),
+      JSON.stringify(['@kdp/core', '@kdp/plugin-usb', 'deploy', '@kdp/monitor', '@kdp/plugin-gpu']),
     );
-    expect(JSON.parse(some.stdout)).toEqual(['gpu', 'usb']);
+    expect(JSON.parse(some.stdout)).toEqual([
+      { name: 'gpu', project: '@kdp/plugin-gpu' },
+      { name: 'usb', project: '@kdp/plugin-usb' },
+      { name: 'monitor', project: '@kdp/monitor' },
+    ]);
     expect(JSON.parse((await affected([], '[]')).stdout)).toEqual([]);
     expect((await affected([], 'not json')).code).toBe(2);
     const affectedRun = plugins.jobs['affected']?.steps.map((s) => s.run ?? '').join('\n') ?? '';
