@@ -85,7 +85,7 @@ const COMMON: Readonly<Record<string, Flag<unknown>>> = {
     default: 'info',
   }),
   'poll-interval': flag.duration({
-    description: 'rescan at least this often; watched directories rescan at once [plugin default: 1s]',
+    description: 'rescan at least this often; watched directories rescan at once',
     min: '50ms',
     max: '1h',
   }),
@@ -104,7 +104,13 @@ interface FlagSlot {
 }
 
 function slotsOf(program: Program): FlagSlot[] {
-  const slots: FlagSlot[] = Object.entries(COMMON).map(([name, f]) => ({ name, flag: f }));
+  const single = program.multi ? undefined : program.plugins[0];
+  const slots: FlagSlot[] = Object.entries(COMMON).map(([name, f]) =>
+    // One plugin: --help shows its own poll interval as the default (several: each section says its own).
+    name === 'poll-interval' && single !== undefined
+      ? { name, flag: { ...f, defaultText: single.scan.interval ?? '1s' } }
+      : { name, flag: f },
+  );
   if (program.multi) {
     slots.push({
       name: 'plugins',
@@ -272,7 +278,7 @@ export function formatHelp(program: Program): string {
     const interval = definition.scan.interval ?? '1s';
     return [
       program.multi
-        ? `${definition.name}: ${definition.title} (poll interval ${interval})`
+        ? `${definition.name}: ${definition.title} (default poll interval ${interval}):`
         : `${definition.title} flags:`,
       ...own,
     ].join('\n');

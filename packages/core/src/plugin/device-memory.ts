@@ -29,6 +29,11 @@ export interface DeviceMemory {
   remembers(resource: string): boolean;
   /** Forgets a resource. */
   forget(resource: string): void;
+  /**
+   * Stops remembering the devices advertised so far (vanished ones are no longer kept): a new configuration
+   * may rename every device, and the old IDs must not linger. What was healthy or allocated stays known.
+   */
+  forgetVanished(): void;
 }
 
 interface ResourceMemory {
@@ -92,6 +97,12 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
     },
     remembers: (resource) => (resources.get(resource)?.goneSince.size ?? 0) > 0,
     forget: (resource) => void resources.delete(resource),
+    forgetVanished() {
+      for (const memory of resources.values()) {
+        memory.last = new Map();
+        memory.goneSince.clear();
+      }
+    },
   };
 }
 

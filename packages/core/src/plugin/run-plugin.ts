@@ -283,7 +283,7 @@ async function serve(options: ServeOptions): Promise<number> {
         metrics.configReload(true);
         pluginLogger.info({ config: file, reason: change.reason }, 'configuration reloaded');
         logWarnings(pluginLogger, file, change.warnings);
-        served[options.configs.indexOf(entry)]?.rescan();
+        served[options.configs.indexOf(entry)]?.reconfigured();
       },
       onError: (error, reason) => {
         metrics.configReload(false);

@@ -32,8 +32,8 @@ export interface ServePluginOptions {
 export interface ServedPlugin {
   /** Runs `setup` and the first scan, and applies its resources; resolves once they are added. */
   start(): Promise<void>;
-  /** Asks for a scan (a configuration reload calls it). */
-  rescan(): void;
+  /** A new configuration is running: remembered devices are dropped and a scan runs. */
+  reconfigured(): void;
   /** Stops scanning; `stopHook` runs the definition's `stop` hook (after the device plugin stopped). */
   stop(): Promise<void>;
   /** Runs the definition's `stop` hook; never throws. */
@@ -123,7 +123,10 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
       if (served.length === 0)
         logger.warn({}, 'no resource to advertise yet; resources are added when devices appear');
     },
-    rescan: () => scheduler?.rescan(),
+    reconfigured() {
+      memory.forgetVanished();
+      scheduler?.rescan();
+    },
     stop: async () => scheduler?.stop(),
     async stopHook() {
       try {
