@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { ContainerAllocateResponse, Device, DevicePluginOptions } from '@kdp/api';
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 import type { RateLimit } from './rate-limiter';
 import type { PluginApiVersion, SimEventOf, SimEventType } from './sim-events';
 

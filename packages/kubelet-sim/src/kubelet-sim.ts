@@ -17,7 +17,7 @@ import {
   Version,
 } from '@kdp/api';
 import { type PodDeviceEntry, readCheckpoint, writeCheckpoint } from './checkpoint';
-import { preciseNow, systemClock } from './clock';
+import { isDialable, systemClock } from '@kdp/base';
 import { chooseDevices } from './device-choice';
 import { goErrorString } from './grpc-util';
 import type {
@@ -31,7 +31,6 @@ import type {
 import { connectPluginEndpoint, type PluginEndpoint } from './plugin-endpoint';
 import { type PluginWatcher, startPluginWatcher } from './plugin-watcher';
 import { type PodResourcesServer, type PodSnapshot, startPodResourcesServer } from './pod-resources-server';
-import { probeSocket } from './probe-socket';
 import { defaultPodResourcesRateLimit } from './rate-limiter';
 import {
   type RegisterCall,
@@ -119,7 +118,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   const watched = new Map<string, string>();
 
   const emit = <T extends SimEventType>(type: T, payload: Omit<SimEventOf<T>, 'type' | 'at'>): void => {
-    const event = { type, at: preciseNow(), ...payload } as unknown as SimEvent;
+    const event = { type, at: systemClock.now(), ...payload } as unknown as SimEvent;
     events.emit(type, event);
     events.emit('event', event);
   };
@@ -251,7 +250,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     via: 'register' | 'plugin-watcher';
   }): Promise<void> => {
     const started = generation;
-    const servingAtRegister = await probeSocket(plugin.socketPath);
+    const servingAtRegister = await isDialable(plugin.socketPath, 5000);
     const endpoint = await connectPluginEndpoint(
       plugin.socketPath,
       plugin.api,
