@@ -101,5 +101,14 @@ export interface KubeletSim {
     predicate?: (event: SimEventOf<T>) => boolean,
     timeoutMs?: number,
   ): Promise<SimEventOf<T>>;
+  /**
+   * Resolves with the resource's state once it is registered and `predicate` holds, now or after any later
+   * event; rejects after `timeoutMs` (default 30 s) with the state it last saw.
+   */
+  until(
+    resource: string,
+    predicate: (state: ResourceState) => boolean,
+    timeoutMs?: number,
+  ): Promise<ResourceState>;
   close(): Promise<void>;
 }

@@ -696,6 +696,32 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
       refusal = message;
     },
     waitFor: (type, predicate, timeoutMs = 10_000) => waitForEvent(events, type, predicate, timeoutMs),
+    until: (resource, predicate, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const current = (): ResourceState | undefined => {
+          const record = resources.get(resource);
+          return record === undefined ? undefined : snapshot(record);
+        };
+        const check = (): boolean => {
+          const state = current();
+          if (state === undefined || !state.registered || !predicate(state)) return false;
+          events.off('event', check);
+          clearTimeout(timer);
+          resolve(state);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          events.off('event', check);
+          const state = current();
+          reject(
+            new Error(
+              `kubelet-sim: ${resource} did not reach the expected state within ${timeoutMs} ms; last: ${JSON.stringify(state ?? null)}`,
+            ),
+          );
+        }, timeoutMs);
+        events.on('event', check);
+        check();
+      }),
     close: async () => {
       if (closed) return;
       await stop();

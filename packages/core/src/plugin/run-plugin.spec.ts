@@ -361,15 +361,10 @@ describe('runPlugin: serve against kubelet-sim', () => {
     await sim.close();
   });
 
-  /** Resolves once the resource's state (now or in a later message) satisfies `predicate`. */
-  const until = async (
+  const until = (
     resource: string,
-    predicate: (state: { healthy: readonly string[]; unhealthy: readonly string[] }) => boolean,
-  ): Promise<void> => {
-    const current = sim.resource(resource);
-    if (current?.registered && predicate(current)) return;
-    await sim.waitFor('devices', (event) => event.resource === resource && predicate(event), 30_000);
-  };
+    predicate: (state: { healthy: string[]; unhealthy: string[] }) => boolean,
+  ) => sim.until(resource, predicate);
   const serve = (definition: AnyPluginDefinition, ...argv: string[]): PluginRun =>
     (run = startPluginRun(definition, [
       'serve',

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { createKubeletSim } from '@kdp/kubelet-sim';
 import { z } from 'zod';
 import { runPluginCommand, startPluginRun, type PluginRun } from '../testing/start-plugin-run';
 import { definePlugin } from './define-plugin';
@@ -47,16 +47,6 @@ beforeEach(() => {
   writeFileSync(join(root, 'b', 'b1'), '');
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-/** Resolves once the resource's healthy devices (now or in a later message) satisfy `predicate`. */
-async function until(
-  sim: KubeletSim,
-  resource: string,
-  predicate: (healthy: readonly string[]) => boolean,
-): Promise<void> {
-  const current = sim.resource(resource);
-  if (current?.registered && predicate(current.healthy)) return;
-  await sim.waitFor('devices', (event) => event.resource === resource && predicate(event.healthy), 30_000);
-}
 const roots = (): string[] => ['--sysfs-root', root, '--dev-root', root, '--proc-root', root];
 
 describe('runPlugins', () => {
@@ -138,7 +128,7 @@ describe('runPlugins', () => {
         ...roots(),
       ]);
       await alpha;
-      await until(sim, 'example.com/alpha', (healthy) => healthy.length === 1);
+      await sim.until('example.com/alpha', (state) => state.healthy.length === 1);
       await run.waitForLog(
         (l) =>
           l['msg'] === 'another plugin of this process serves this resource; not added' &&
@@ -147,7 +137,7 @@ describe('runPlugins', () => {
       const beta = sim.waitFor('registered', (e) => e.resource === 'example.com/beta', 30_000);
       writeFileSync(config, 'resource: example.com/beta\n');
       await beta;
-      await until(sim, 'example.com/beta', (healthy) => healthy.length === 2);
+      await sim.until('example.com/beta', (state) => state.healthy.length === 2);
       expect(sim.resource('example.com/alpha')?.healthy).toEqual(['a0']);
       expect(sim.resource('example.com/beta')?.healthy).toEqual(['b0', 'b1']);
       expect(run.logs().find((l) => l['msg'] === 'starting')).toMatchObject({
