@@ -80,3 +80,22 @@ export function addSampleMachine(usb: UsbFixture): void {
     ],
   });
 }
+
+/**
+ * A configuration for the sample machine: both FTDI adapters, every vendor-specific (class ff) device, the webcam
+ * shared twice, the keyboard's hidraw and input nodes, and the Zigbee stick by port and serial.
+ */
+export const SAMPLE_CONFIG = `resources:
+  - name: example.com/ftdi
+    match: [{ vendor: "0403", product: "6001" }]
+  - name: example.com/serial
+    match: [{ class: ff }]
+  - name: example.com/camera
+    match: [{ class: 0e }]
+    count: 2
+  - name: example.com/keyboard
+    match: [{ vendor: 046d, productName: "*Keyboard" }]
+    nodes: [hidraw, input]
+  - name: example.com/zigbee
+    match: [{ port: "2-*", serial: "0001" }]
+`;

@@ -1,6 +1,6 @@
 import type { Sysfs } from '@kdp/topology';
-import type { DevicePayload } from './device-payload';
-import { readUsbDevice } from './read-usb-device';
+import type { DevicePayload } from '../resources/device-payload';
+import { optional, readUsbDevice } from '../scan/read-usb-device';
 
 /**
  * Re-reads a USB device at Allocate time, so that the nodes handed out are the current ones even if the device
@@ -15,16 +15,7 @@ export async function refreshPayload(sysfs: Sysfs, payload: DevicePayload): Prom
   const was = payload.device;
   if (now.vendorId !== was.vendorId || now.productId !== was.productId || now.serial !== was.serial)
     return payload;
-  return { ...payload, device: { ...now, ...pick(was) } };
-}
-
-/** Descriptor strings possibly filled by the usb package, kept over a sysfs re-read that lacks them. */
-function pick(device: { manufacturer?: string; product?: string }): {
-  manufacturer?: string;
-  product?: string;
-} {
-  return {
-    ...(device.manufacturer !== undefined ? { manufacturer: device.manufacturer } : {}),
-    ...(device.product !== undefined ? { product: device.product } : {}),
-  };
+  // Descriptor strings the usb package filled are kept over a sysfs re-read that lacks them.
+  const strings = { ...optional('manufacturer', was.manufacturer), ...optional('product', was.product) };
+  return { ...payload, device: { ...now, ...strings } };
 }

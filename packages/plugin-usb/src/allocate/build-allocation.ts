@@ -1,6 +1,6 @@
 import type { ContainerAllocation, DeviceMount, DeviceNode } from '@kdp/core';
-import type { DevicePayload } from './device-payload';
-import type { UsbNodeKind } from './usb-device';
+import type { DevicePayload } from '../resources/device-payload';
+import type { UsbNodeKind } from '../scan/usb-device';
 
 const ENV_SUFFIX: Record<UsbNodeKind, string> = {
   usb: 'BUS',

@@ -1,5 +1,5 @@
-import { matchRules, ruleMismatch } from './match-usb-device';
-import type { UsbDevice } from './usb-device';
+import { matchRules, ruleMismatch } from './match-rules';
+import type { UsbDevice } from '../scan/usb-device';
 
 const device = (over: { [K in keyof UsbDevice]?: UsbDevice[K] | undefined } = {}): UsbDevice =>
   ({

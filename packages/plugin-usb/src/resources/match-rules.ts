@@ -1,6 +1,6 @@
-import { globToRegExp } from './glob-pattern';
-import type { UsbMatchRule } from './usb-config';
-import { isHub, type UsbDevice } from './usb-device';
+import { globToRegExp } from '@kdp/topology';
+import type { UsbMatchRule } from '../config';
+import { isHub, type UsbDevice } from '../scan/usb-device';
 
 const cache = new Map<string, RegExp>();
 const compiled = (pattern: string, ignoreCase: boolean): RegExp => {

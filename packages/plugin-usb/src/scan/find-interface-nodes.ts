@@ -20,6 +20,37 @@ const HEX2 = /^[0-9a-fA-F]{2}$/;
 
 const KIND_ORDER: Record<UsbNodeKind, number> = { usb: 0, tty: 1, hidraw: 2, video: 3, input: 4 };
 
+/** Class directories (of an interface, or of a HID device below one) and the node names they hold. */
+const CLASS_DIRS = new Map<string, readonly [UsbNodeKind, RegExp]>([
+  ['tty', ['tty', TTY_ANY]],
+  ['video4linux', ['video', VIDEO]],
+  ['hidraw', ['hidraw', HIDRAW]],
+]);
+
+/** The nodes below one directory of an interface: its usb-serial ttys, class directories and HID devices. */
+async function nodesUnder(sysfs: Sysfs, dir: string, children: readonly string[]): Promise<UsbNode[]> {
+  const found = await Promise.all(
+    children.map(async (child): Promise<UsbNode[]> => {
+      const path = `${dir}/${child}`;
+      const classDir = CLASS_DIRS.get(child);
+      if (TTY_USB.test(child)) return [{ kind: 'tty', path: `/dev/${child}` }];
+      if (classDir !== undefined) {
+        const [kind, pattern] = classDir;
+        return (await sysfs.list(path))
+          .filter((n) => pattern.test(n))
+          .map((n) => ({ kind, path: `/dev/${n}` }));
+      }
+      if (child === 'input') {
+        const inputs = (await sysfs.list(path)).filter((n) => INPUT.test(n));
+        const events = (await Promise.all(inputs.map((input) => sysfs.list(`${path}/${input}`)))).flat();
+        return events.filter((n) => EVENT.test(n)).map((n) => ({ kind: 'input', path: `/dev/input/${n}` }));
+      }
+      return HID_ID.test(child) ? nodesUnder(sysfs, path, await sysfs.list(path)) : [];
+    }),
+  );
+  return found.flat();
+}
+
 /**
  * Finds the interfaces of the device at `deviceDir` (a real sysfs path relative to the root) and the device nodes
  * they own, by the kernel's layout: `ttyUSB*` (usb-serial), `tty/tty*` (cdc-acm), `video4linux/video*`,
@@ -33,58 +64,15 @@ export async function findInterfaceNodes(
   const entries = await sysfs.list(deviceDir);
   const interfaces = entries.filter((entry) => entry.startsWith(`${name}:`));
   const classes = new Set<string>();
-  const nodes: UsbNode[] = [];
-  await Promise.all(
+  const nodes = await Promise.all(
     interfaces.map(async (entry) => {
       const dir = `${deviceDir}/${entry}`;
       const [cls, children] = await Promise.all([sysfs.read(`${dir}/bInterfaceClass`), sysfs.list(dir)]);
       if (cls !== undefined && HEX2.test(cls)) classes.add(cls.toLowerCase());
-      const add = (kind: UsbNodeKind, node: string): void => {
-        nodes.push({ kind, path: `/dev/${node}` });
-      };
-      const inputs = async (inputDir: string): Promise<void> => {
-        for (const input of (await sysfs.list(inputDir)).filter((n) => INPUT.test(n))) {
-          for (const event of (await sysfs.list(`${inputDir}/${input}`)).filter((n) => EVENT.test(n))) {
-            add('input', `input/${event}`);
-          }
-        }
-      };
-      const work: Array<Promise<void>> = [];
-      for (const child of children) {
-        if (TTY_USB.test(child)) add('tty', child);
-        else if (child === 'tty') {
-          work.push(
-            sysfs.list(`${dir}/tty`).then((ttys) => {
-              for (const tty of ttys.filter((n) => TTY_ANY.test(n))) add('tty', tty);
-            }),
-          );
-        } else if (child === 'video4linux') {
-          work.push(
-            sysfs.list(`${dir}/video4linux`).then((videos) => {
-              for (const video of videos.filter((n) => VIDEO.test(n))) add('video', video);
-            }),
-          );
-        } else if (child === 'input') {
-          work.push(inputs(`${dir}/input`));
-        } else if (HID_ID.test(child)) {
-          work.push(
-            (async () => {
-              const hid = `${dir}/${child}`;
-              const hidChildren = await sysfs.list(hid);
-              if (hidChildren.includes('hidraw')) {
-                for (const raw of (await sysfs.list(`${hid}/hidraw`)).filter((n) => HIDRAW.test(n))) {
-                  add('hidraw', raw);
-                }
-              }
-              if (hidChildren.includes('input')) await inputs(`${hid}/input`);
-            })(),
-          );
-        }
-      }
-      await Promise.all(work);
+      return nodesUnder(sysfs, dir, children);
     }),
   );
-  const unique = new Map(nodes.map((node) => [node.path, node]));
+  const unique = new Map(nodes.flat().map((node) => [node.path, node]));
   const sorted = [...unique.values()].sort(
     (a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || compareNatural(a.path, b.path),
   );

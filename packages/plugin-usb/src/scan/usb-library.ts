@@ -1,3 +1,5 @@
+import { realpath } from 'node:fs/promises';
+import type { Logger } from '@kdp/core';
 import type { UsbDevice } from './usb-device';
 
 /** Descriptor strings read from the device itself. */
@@ -51,6 +53,28 @@ export function loadUsbLibrary(load: () => unknown = () => require('usb')): UsbL
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
   return { ok: true, library: wrapNodeUsb(mod) };
+}
+
+/**
+ * The usb package when it is wanted (`usbLibrary: auto`) and `--sysfs-root` is the host's own /sys (a fixture or
+ * captured tree must not be mixed with the host's devices). Unavailable → one log line; inotify and the poll
+ * do the work then.
+ */
+export async function usbLibraryFor(options: {
+  readonly setting: 'auto' | 'off';
+  readonly sysfsRoot: string;
+  readonly logger: Logger;
+  readonly load: () => UsbLibraryLoad;
+}): Promise<UsbLibrary | undefined> {
+  if (options.setting === 'off') return undefined;
+  if ((await realpath(options.sysfsRoot).catch(() => undefined)) !== '/sys') return undefined;
+  const loaded = options.load();
+  if (loaded.ok) return loaded.library;
+  options.logger.info(
+    { reason: loaded.reason },
+    'usb package unavailable: no hot-plug events or descriptor strings from it',
+  );
+  return undefined;
 }
 
 function wrapNodeUsb(mod: NodeUsbModule): UsbLibrary {

@@ -1,6 +1,6 @@
 import type { DeviceMount, DeviceNode } from '@kdp/core';
-import type { NodeKind } from './usb-config';
-import type { UsbDevice } from './usb-device';
+import type { NodeKind } from '../config';
+import type { UsbDevice } from '../scan/usb-device';
 
 /** What an advertised USB device carries to Allocate. */
 export interface UsbPayload {

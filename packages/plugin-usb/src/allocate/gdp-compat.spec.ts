@@ -1,12 +1,12 @@
 import type { PluginDevice } from '@kdp/core';
-import { createSysfs } from '@kdp/topology';
-import { computeInventory } from './compute-inventory';
-import type { DevicePayload } from './device-payload';
-import { toResourceSpecs } from './resource-spec';
-import { buildAllocation } from './usb-allocation';
-import { usbConfigSchema } from './usb-config';
-import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
-import { defined } from './testing/defined';
+import { createHost } from '@kdp/topology';
+import { usbConfigSchema } from '../config';
+import { configuredResources, pathPatterns } from '../resources/configured-resources';
+import type { DevicePayload } from '../resources/device-payload';
+import { planResources } from '../resources/plan-resources';
+import { scanUsbHost } from '../scan/scan-usb-host';
+import { createUsbFixture, defined, type UsbFixture } from '../testing';
+import { buildAllocation } from './build-allocation';
 
 /**
  * What squat/generic-device-plugin (deviceplugin/usb.go and path.go at 0.1.0) returns, written out by hand from
@@ -39,13 +39,11 @@ describe("Allocate compared with generic-device-plugin's for the same devices an
   });
   afterEach(() => usb.remove());
 
-  const inventory = async (config: unknown) => {
-    const inv = await computeInventory({
-      sysfs: createSysfs({ root: usb.sys.root }),
-      devRoot: usb.sys.devRoot,
-      specs: toResourceSpecs(usbConfigSchema.parse(config)),
-    });
-    return inv.resources;
+  const inventory = async (input: unknown) => {
+    const config = usbConfigSchema.parse(input);
+    const host = createHost({ sysfsRoot: usb.sys.root, devRoot: usb.sys.devRoot });
+    const scan = await scanUsbHost({ host, patterns: pathPatterns(configuredResources(config)) });
+    return planResources(config, scan, async () => ({})).resources;
   };
   const allocate = (resource: string, devices: readonly PluginDevice<DevicePayload>[]) =>
     buildAllocation(

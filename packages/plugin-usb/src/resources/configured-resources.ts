@@ -1,4 +1,4 @@
-import type { NodeKind, UsbConfig, UsbMatchRule } from './usb-config';
+import type { NodeKind, UsbConfig, UsbMatchRule } from '../config';
 
 /** One path of a path group (generic-device-plugin's semantics). */
 export interface PathSpec {
@@ -29,7 +29,7 @@ export interface PathGroupSpec {
 }
 
 /** One advertised resource and the groups its devices come from. */
-export interface ResourceSpec {
+export interface ConfiguredResource {
   readonly name: string;
   readonly groups: ReadonlyArray<UsbGroupSpec | PathGroupSpec>;
 }
@@ -37,11 +37,11 @@ export interface ResourceSpec {
 const ALL_NODES: readonly NodeKind[] = ['usb', 'tty', 'hidraw', 'video', 'input'];
 
 /**
- * Turns the configuration into resource specs: each native resource is one group; each generic-device-plugin
+ * The resources of a configuration, in file order: each native resource is one group; each generic-device-plugin
  * device `<domain>/<name>` keeps its groups (`usb` specs become exact vendor/product/serial rules).
  */
-export function toResourceSpecs(config: UsbConfig): ResourceSpec[] {
-  const specs: ResourceSpec[] = config.resources.map((r) => ({
+export function configuredResources(config: UsbConfig): ConfiguredResource[] {
+  const native = config.resources.map((r): ConfiguredResource => ({
     name: r.name,
     groups: [
       r.match !== undefined
@@ -65,38 +65,41 @@ export function toResourceSpecs(config: UsbConfig): ResourceSpec[] {
           },
     ],
   }));
-  for (const device of config.devices) {
-    specs.push({
-      name: `${config.domain}/${device.name}`,
-      groups: device.groups.map((group) =>
-        group.usb !== undefined
-          ? {
-              kind: 'usb',
-              count: group.count ?? 1,
-              permissions: 'rw',
-              nodes: ALL_NODES,
-              rules: group.usb.map((u) => ({
-                vendor: u.vendor,
-                product: u.product,
-                ...(u.serial !== undefined && u.serial !== ''
-                  ? { serial: u.serial.replace(/[*?[\\]/g, '\\$&') }
-                  : {}),
-              })),
-            }
-          : {
-              kind: 'paths',
-              count: group.count ?? 1,
-              paths: (group.paths ?? []).map((p) => ({
-                path: p.path,
-                ...(p.mountPath !== undefined && p.mountPath !== '' ? { mountPath: p.mountPath } : {}),
-                permissions: p.permissions ?? 'mrw',
-                type: p.type ?? 'Device',
-                readOnly: p.readOnly ?? false,
-                limit: p.limit ?? 1,
-              })),
-            },
-      ),
-    });
-  }
-  return specs;
+  const gdp = config.devices.map((device): ConfiguredResource => ({
+    name: `${config.domain}/${device.name}`,
+    groups: device.groups.map((group) =>
+      group.usb !== undefined
+        ? {
+            kind: 'usb',
+            count: group.count ?? 1,
+            permissions: 'rw',
+            nodes: ALL_NODES,
+            rules: group.usb.map((u) => ({
+              vendor: u.vendor,
+              product: u.product,
+              // generic-device-plugin compares serials exactly: glob characters are escaped.
+              ...(u.serial ? { serial: u.serial.replace(/[*?[\\]/g, '\\$&') } : {}),
+            })),
+          }
+        : {
+            kind: 'paths',
+            count: group.count ?? 1,
+            paths: (group.paths ?? []).map((p) => ({
+              path: p.path,
+              ...(p.mountPath ? { mountPath: p.mountPath } : {}),
+              permissions: p.permissions ?? 'mrw',
+              type: p.type ?? 'Device',
+              readOnly: p.readOnly ?? false,
+              limit: p.limit ?? 1,
+            })),
+          },
+    ),
+  }));
+  return [...native, ...gdp];
+}
+
+/** Every `/dev` glob of the configuration's path groups (what a scan expands). */
+export function pathPatterns(resources: readonly ConfiguredResource[]): string[] {
+  const groups = resources.flatMap((r) => r.groups);
+  return [...new Set(groups.flatMap((g) => (g.kind === 'paths' ? g.paths.map((p) => p.path) : [])))];
 }

@@ -2,10 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { isConfigError, validateConfigValue } from '@kdp/core';
-import { toResourceSpecs } from './resource-spec';
-import { usbConfigSchema } from './usb-config';
-import { runCli } from './testing/run-cli';
-import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
+import { runPluginCommand } from '@kdp/core/testing';
+import { usbConfigSchema } from './config';
+import { usbPlugin } from './plugin';
+import { configuredResources } from './resources/configured-resources';
+import { createUsbFixture, type UsbFixture } from './testing';
 
 describe('usb configuration', () => {
   let usb: UsbFixture;
@@ -15,7 +16,7 @@ describe('usb configuration', () => {
   const serveWith = async (name: string, text: string) => {
     const file = join(usb.sys.base, name);
     writeFileSync(file, text);
-    return runCli([
+    return runPluginCommand(usbPlugin, [
       'serve',
       '--sysfs-root',
       usb.sys.root,
@@ -58,6 +59,11 @@ describe('usb configuration', () => {
       'resources[0].match[0]',
     ],
     [
+      'the removed pollIntervalMs',
+      'pollIntervalMs: 1000\n',
+      'pollIntervalMs: removed; use the --poll-interval flag (e.g. 1s)',
+    ],
+    [
       'a duplicate resource',
       'domain: example.com\nresources:\n  - name: example.com/x\n    match: [{ vendor: "10c4" }]\ndevices:\n  - name: x\n    groups: [{ usb: [{ vendor: "10c4", product: "ea60" }] }]\n',
       'devices[0].name: resource example.com/x is already defined at resources.0.name',
@@ -95,7 +101,7 @@ describe('usb configuration', () => {
         { name: 'stick', groups: [{ usb: [{ vendor: '10c4', product: 'ea60', serial: 'a*b' }] }] },
       ],
     });
-    expect(toResourceSpecs(config)).toEqual([
+    expect(configuredResources(config)).toEqual([
       {
         name: 'squat.ai/serial',
         groups: [

@@ -1,19 +1,14 @@
+import type { ExcludedDevice } from '@kdp/core/plugin';
 import type { Sysfs } from '@kdp/topology';
 import { isRootHubName, isUsbDeviceName, readUsbDevice, type UsbStringCache } from './read-usb-device';
 import type { UsbDevice } from './usb-device';
-
-/** A candidate seen in sysfs but not usable, and why (goes to `discover`'s `excluded`). */
-export interface SkippedUsbDevice {
-  readonly path: string;
-  readonly reason: string;
-}
 
 /** One scan of `/sys/bus/usb/devices`. */
 export interface UsbScan {
   /** Devices behind root ports, in port-path order; root hubs and interfaces are never devices here. */
   readonly devices: readonly UsbDevice[];
-  /** Root hubs and unreadable devices. */
-  readonly skipped: readonly SkippedUsbDevice[];
+  /** Root hubs and unreadable devices, and why (paths relative to the sysfs root). */
+  readonly skipped: readonly ExcludedDevice[];
   /** False when the host has no USB bus at all (`/sys/bus/usb/devices` absent). */
   readonly hasUsbBus: boolean;
 }
@@ -25,7 +20,7 @@ export interface UsbScan {
 export async function scanUsbDevices(sysfs: Sysfs, cache?: UsbStringCache): Promise<UsbScan> {
   const hasUsbBus = await sysfs.exists('bus/usb/devices');
   const names = await sysfs.list('bus/usb/devices');
-  const skipped: SkippedUsbDevice[] = [];
+  const skipped: ExcludedDevice[] = [];
   const candidates: string[] = [];
   for (const name of names) {
     if (isRootHubName(name)) skipped.push({ path: `bus/usb/devices/${name}`, reason: 'root hub' });

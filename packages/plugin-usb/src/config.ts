@@ -1,20 +1,20 @@
 import { validateResourceName } from '@kdp/api';
 import { z } from '@kdp/core';
 
-/** A USB ID written as a string (`"0403"`, `"10c4"`, `"0x10c4"`, globs) or a bare YAML number (`0403` → 403). */
-const idPattern = z
-  .union([z.string(), z.number().int().nonnegative()])
-  .transform((value) =>
-    typeof value === 'number' ? String(value).padStart(4, '0') : value.replace(/^0[xX]/, ''),
-  )
-  .pipe(z.string().min(1, 'must not be empty').max(64));
+/**
+ * A hex pattern written as a string (`"0403"`, `"0x10c4"`, globs) or a bare YAML number (`0403` → 403, read back
+ * as its digits, zero-padded to `width`).
+ */
+const hexPattern = (width: number, max: number) =>
+  z
+    .union([z.string(), z.number().int().nonnegative()])
+    .transform((v) => (typeof v === 'number' ? String(v).padStart(width, '0') : v.replace(/^0[xX]/, '')))
+    .pipe(z.string().min(1, 'must not be empty').max(max));
 
-const classPattern = z
-  .union([z.string(), z.number().int().nonnegative()])
-  .transform((value) =>
-    typeof value === 'number' ? String(value).padStart(2, '0') : value.replace(/^0[xX]/, ''),
-  )
-  .pipe(z.string().min(1, 'must not be empty').max(16));
+/** A USB vendor or product ID pattern. */
+const idPattern = hexPattern(4, 64);
+/** A USB class pattern. */
+const classPattern = hexPattern(2, 16);
 
 const text = z.string().min(1, 'must not be empty').max(256);
 
@@ -106,10 +106,10 @@ export const usbConfigSchema = z
       .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain')
       .default('squat.ai'),
     devices: z.array(gdpDeviceSchema).default([]),
-    /** Fallback poll between event-driven rescans (ms). */
-    pollIntervalMs: z.number().int().min(50).max(60_000).default(1000),
     /** `auto`: use the `usb` package for hot-plug events and descriptor strings when sysfs is the host's; `off`. */
     usbLibrary: z.enum(['auto', 'off']).default('auto'),
+    /** Removed: the poll is the common `--poll-interval` flag now; named here so the error says so. */
+    pollIntervalMs: z.never({ message: 'removed; use the --poll-interval flag (e.g. 1s)' }).optional(),
   })
   .superRefine((config, ctx) => {
     const seen = new Map<string, string>();
@@ -123,14 +123,12 @@ export const usbConfigSchema = z
     config.resources.forEach((r, i) => claim(r.name, ['resources', i, 'name']));
     config.devices.forEach((d, i) => {
       const name = `${config.domain}/${d.name}`;
-      const check = validateResourceName(name);
-      if (!check.valid) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['devices', i, 'name'],
-          message: `${check.message}: ${check.reason}`,
-        });
-      } else claim(name, ['devices', i, 'name']);
+      const path = ['devices', i, 'name'];
+      const check = resourceName.safeParse(name);
+      if (check.success) claim(name, path);
+      else
+        for (const issue of check.error.issues)
+          ctx.addIssue({ code: 'custom', path, message: issue.message });
     });
   });
 

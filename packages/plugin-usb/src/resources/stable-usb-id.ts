@@ -1,4 +1,4 @@
-import type { UsbDevice } from './usb-device';
+import type { UsbDevice } from '../scan/usb-device';
 
 /** Longest base ID, leaving room for a `#<share>` suffix within the kubelet's 63 characters. */
 const MAX_BASE = 56;
