@@ -49,7 +49,7 @@ export interface DevicePluginOptions {
   readonly registerTimeoutMs?: number;
   /** What the kubelet is told last on shutdown: nothing (default), an empty list, or every device unhealthy. */
   readonly advertiseOnShutdown?: 'none' | 'empty' | 'unhealthy';
-  /** Applied to every container allocation of every resource (the runtime adds CDI device names here). */
+  /** Applied to every container allocation of every resource (e.g. to add CDI device names to each). */
   readonly transformAllocation?: AllocationTransform;
 }
 

@@ -123,14 +123,15 @@ function slotsOf(program: Program): FlagSlot[] {
   }
   program.plugins.forEach((definition, index) => {
     const prefix = program.multi ? `${definition.name}-` : '';
-    slots.push({
-      name: `${prefix}config`,
-      flag: flag.path({
-        description: `${program.multi ? `${definition.name}: ` : ''}YAML or JSON configuration; absent = documented defaults`,
-        valueName: 'FILE',
-      }),
-      configOf: index,
-    });
+    if (definition.config !== undefined)
+      slots.push({
+        name: `${prefix}config`,
+        flag: flag.path({
+          description: `${program.multi ? `${definition.name}: ` : ''}YAML or JSON configuration; absent = documented defaults`,
+          valueName: 'FILE',
+        }),
+        configOf: index,
+      });
     for (const [key, f] of Object.entries((definition.flags ?? {}) as FlagSpecs)) {
       const name = `${prefix}${key}`;
       if (!program.multi && RESERVED.has(name))

@@ -1,5 +1,4 @@
 import type { Clock, Logger } from '@kdp/base';
-import { validateResourceName } from '@kdp/api';
 import type { Host } from '@kdp/topology';
 import type { z } from 'zod';
 import type { UnknownKeyPolicy } from '../config/load-config';
@@ -175,10 +174,4 @@ export function definePlugin<
       throw new Error(`${definition.binary}: flag --${name} must match ${FLAG_NAME.source}`);
   }
   return definition;
-}
-
-/** Throws the kubelet's message for a resource name it would refuse (P-8). */
-export function checkResourceName(name: string): void {
-  const check = validateResourceName(name);
-  if (!check.valid) throw new Error(`${check.message} (${check.reason})`);
 }

@@ -3,8 +3,8 @@ import type { ExcludedDevice } from './discover-result';
 
 /** Options of {@link createDeviceMemory}. */
 export interface DeviceMemoryOptions {
-  /** How long a vanished device stays advertised as Unhealthy; `Infinity`: until it returns. */
-  readonly graceMs: number;
+  /** How long a vanished device stays advertised as Unhealthy; `Infinity`: until it returns. Read at every scan. */
+  readonly graceMs: number | (() => number);
   /** Which vanished devices are kept: all, or only those handed to a container. */
   readonly keep: 'all' | 'allocated';
   /** Devices first seen Unhealthy are held back until they were healthy once. */
@@ -60,6 +60,7 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
   return {
     advertise<P>(resource: string, devices: readonly PluginDevice<P>[], now: number): Advertised<P> {
       const memory = memoryOf(resource);
+      const graceMs = typeof options.graceMs === 'function' ? options.graceMs() : options.graceMs;
       const present = new Set<string>();
       const out: PluginDevice<P>[] = [];
       const held: PluginDevice<P>[] = [];
@@ -77,7 +78,7 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
         }
         const since = memory.goneSince.get(id) ?? now;
         const wanted = options.keep === 'all' || memory.allocated.has(id);
-        if (!wanted || now - since >= options.graceMs) {
+        if (!wanted || now - since >= graceMs) {
           memory.goneSince.delete(id);
           memory.everHealthy.delete(id);
           memory.allocated.delete(id);

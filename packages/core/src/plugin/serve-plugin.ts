@@ -58,7 +58,8 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
   });
   const grace = definition.health?.vanishedGraceMs;
   const memory = createDeviceMemory({
-    graceMs: typeof grace === 'function' ? grace(ctx) : (grace ?? 0),
+    // A function of the context is read at every scan, so a reloaded configuration takes effect.
+    graceMs: typeof grace === 'function' ? () => grace(ctx) : (grace ?? 0),
     keep: definition.health?.keepVanished ?? 'all',
     holdUntilHealthy: definition.health?.holdUntilHealthy === true,
   });
@@ -82,30 +83,30 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
   let failing: string | undefined;
   const fail = (what: string, error: unknown): void => {
     const message = error instanceof Error ? error.message : String(error);
-    if (failing !== `${what}: ${message}`)
-      logger.error({ err: error }, `${what} failed; keeping the last devices`);
+    const kept = what === 'scan' || what === 'resources' ? '; keeping the last devices' : '';
+    if (failing !== `${what}: ${message}`) logger.error({ err: error }, `${what} failed${kept}`);
     failing = `${what}: ${message}`;
   };
 
   const scanAndApply = async (): Promise<void> => {
     let set: ResourceSet;
+    let step = 'scan';
     try {
       const scan = await definition.scan.run(ctx);
+      step = 'resources';
       set = definition.resources(scan, ctx);
+      step = 'applying the scan';
+      const advertised = await applier.apply(set);
+      warnings.report(advertised.warnings ?? []);
+      excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
+      step = 'applied hook';
+      await definition.hooks?.applied?.(advertised, ctx);
     } catch (error) {
-      fail('scan', error);
+      fail(step, error);
       return;
     }
     if (failing !== undefined) logger.info({}, 'scan succeeded again');
     failing = undefined;
-    try {
-      const advertised = await applier.apply(set);
-      warnings.report(advertised.warnings ?? []);
-      excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
-      await definition.hooks?.applied?.(advertised, ctx);
-    } catch (error) {
-      logger.error({ err: error }, 'applying the scan failed');
-    }
   };
 
   const defaultInterval = parseDuration(definition.scan.interval ?? '1s');
