@@ -50,6 +50,13 @@ export type { VirtfnLink } from './pci/read-virtfn-links';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
 export { pciDeviceLocality, rankPciLocality } from './pci/pci-locality';
+export { scanPciFunctions } from './pci/scan-pci-functions';
+export type {
+  PciFunction,
+  PciFunctionScan,
+  PciSriovCapability,
+  ScanPciFunctionsOptions,
+} from './pci/scan-pci-functions';
 
 export { topologyInfo, topologyInfoOf } from './topology-info';
 export type { DeviceTopology } from './topology-info';

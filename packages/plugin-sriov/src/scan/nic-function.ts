@@ -1,3 +1,5 @@
+import type { ExcludedDevice } from '@kdp/core/plugin';
+
 /** What kind of pool a PCI function can join: network controllers (class 0x02) or accelerators (0x12). */
 export type FunctionKind = 'netDevice' | 'accelerator';
 
@@ -44,17 +46,11 @@ export interface NicFunction {
   readonly pciePath: readonly string[];
 }
 
-/** A device seen but skipped while reading, and why. */
-export interface SkippedFunction {
-  readonly address: string;
-  readonly reason: string;
-}
-
 /** One full read of the node's candidate functions. */
 export interface NodeScan {
   readonly functions: readonly NicFunction[];
   /** Functions that can never be advertised (PF with VFs, default-route interface), with the reason. */
-  readonly skipped: readonly SkippedFunction[];
+  readonly skipped: readonly ExcludedDevice[];
   /** RDMA character devices per RDMA device name (host paths). */
   readonly rdmaCharDevices: ReadonlyMap<string, readonly string[]>;
   readonly warnings: readonly string[];

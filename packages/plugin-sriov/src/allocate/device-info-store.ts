@@ -7,10 +7,8 @@ export interface DeviceInfoStore {
   readonly dir: string;
   /** Replaces the file of one device (delete, then create 0444, as upstream). */
   write(resourceName: string, deviceId: string, json: string): Promise<void>;
-  /** Removes the file of one device (no error when absent). */
-  remove(resourceName: string, deviceId: string): Promise<void>;
-  /** Removes the files of every device of a resource except `keep`; returns the IDs removed. */
-  prune(resourceName: string, keep: ReadonlySet<string>): Promise<string[]>;
+  /** Removes the files of every device not in `keep` (resource name → device IDs); returns them as `resource id`. */
+  prune(keep: ReadonlyMap<string, ReadonlySet<string>>): Promise<string[]>;
   /** Removes every file this store wrote (shutdown, as upstream cleans its pools on stop). */
   removeAll(): Promise<void>;
 }
@@ -19,22 +17,21 @@ export interface DeviceInfoStore {
 export function createDeviceInfoStore(dir: string): DeviceInfoStore {
   const written = new Map<string, Set<string>>();
   let sequence = 0;
-  const pathOf = (resourceName: string, id: string): string =>
-    join(dir, deviceInfoFileName(resourceName, id));
-  const store: DeviceInfoStore = {
+  const remove = async (resourceName: string, id: string): Promise<void> => {
+    await rm(join(dir, deviceInfoFileName(resourceName, id)), { force: true });
+    written.get(resourceName)?.delete(id);
+  };
+  return {
     dir,
     async write(resourceName, deviceId, json) {
       await mkdir(dir, { recursive: true, mode: 0o700 });
-      const path = pathOf(resourceName, deviceId);
+      const name = deviceInfoFileName(resourceName, deviceId);
       // Upstream deletes, then creates the file 0444. A temp file renamed over it gives readers the same
       // result, and two Allocates of one device (several containers) cannot collide.
-      const temp = join(
-        dir,
-        `.${deviceInfoFileName(resourceName, deviceId)}.${process.pid}.${(sequence += 1)}`,
-      );
+      const temp = join(dir, `.${name}.${process.pid}.${(sequence += 1)}`);
       try {
         await writeFile(temp, json, { mode: 0o444, flag: 'wx' });
-        await rename(temp, path);
+        await rename(temp, join(dir, name));
       } finally {
         await rm(temp, { force: true });
       }
@@ -42,20 +39,19 @@ export function createDeviceInfoStore(dir: string): DeviceInfoStore {
       if (ids === undefined) written.set(resourceName, (ids = new Set()));
       ids.add(deviceId);
     },
-    async remove(resourceName, deviceId) {
-      await rm(pathOf(resourceName, deviceId), { force: true });
-      written.get(resourceName)?.delete(deviceId);
-    },
-    async prune(resourceName, keep) {
-      const gone = [...(written.get(resourceName) ?? [])].filter((id) => !keep.has(id));
-      for (const id of gone) await store.remove(resourceName, id);
+    async prune(keep) {
+      const gone: string[] = [];
+      for (const [resourceName, ids] of written) {
+        for (const id of [...ids]) {
+          if (keep.get(resourceName)?.has(id) === true) continue;
+          await remove(resourceName, id);
+          gone.push(`${resourceName} ${id}`);
+        }
+      }
       return gone;
     },
     async removeAll() {
-      for (const [resourceName, ids] of written) {
-        for (const id of [...ids]) await store.remove(resourceName, id);
-      }
+      for (const [resourceName, ids] of written) for (const id of [...ids]) await remove(resourceName, id);
     },
   };
-  return store;
 }

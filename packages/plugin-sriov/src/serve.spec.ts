@@ -1,9 +1,8 @@
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { buildPluginBundle, spawnServe, stopProcess } from './plugin-process.fixture';
 import {
   addSriovVf,
   addTwoPfNode,
@@ -12,7 +11,7 @@ import {
   setCarrier,
   UPSTREAM_CONFIG,
   type FixturePf,
-} from './sriov-node.fixture';
+} from './testing';
 
 const WAIT = 30_000;
 
@@ -21,59 +20,51 @@ const DPDK = 'intel.com/intel_sriov_dpdk';
 const RDMA = 'nvidia.com/mlnx_sriov_rdma';
 const REST = 'nvidia.com/mlnx_rest';
 
-beforeAll(buildPluginBundle, 60_000);
+let bundle: EntryBundle;
+beforeAll(() => {
+  bundle = bundleEntry(join(__dirname, 'main.ts'));
+}, 60_000);
+afterAll(() => bundle.remove());
 
 describe('sriov-device-plugin serve against kubelet-sim', () => {
   let fixture: SysfsFixture;
   let node: { intel: FixturePf; mellanox: FixturePf };
   let sim: KubeletSim;
-  let child: ChildProcess | undefined;
-  let stderr = '';
-  const logWaiters = new Set<() => void>();
+  let plugin: PluginProcess | undefined;
+  /** Resolves once `predicate` holds (checked every 50 ms); rejects after WAIT with `what`. */
+  const waitUntil = async (predicate: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + WAIT;
+    while (!predicate()) {
+      if (Date.now() > deadline)
+        throw new Error(`${what} never happened; stderr:\n${plugin?.stderr() ?? ''}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
   /** Resolves once the plugin logged a line containing `text` (after the call). */
   const waitForLog = (text: string): Promise<void> => {
-    const from = stderr.length;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no log line with ${text}; got ${stderr}`)), WAIT);
-      const check = (): void => {
-        if (!stderr.slice(from).includes(text)) return;
-        clearTimeout(timer);
-        logWaiters.delete(check);
-        resolve();
-      };
-      logWaiters.add(check);
-    });
+    const from = plugin?.stderr().length ?? 0;
+    return waitUntil(() => (plugin?.stderr() ?? '').slice(from).includes(text), `a log line with ${text}`);
   };
   let dpDir: string;
   let devinfo: string;
   let configFile: string;
 
-  const start = async (): Promise<void> => {
+  /** Starts `serve` (rescans every 200 ms, vanished devices dropped at once unless `extra` says otherwise). */
+  const start = async (extra: readonly string[] = []): Promise<PluginProcess> => {
     const registered = Promise.all(
       [NETDEV, DPDK, RDMA, REST].map((name) =>
         sim.waitFor('devices', (e) => e.resource === name && e.devices.length > 0, WAIT),
       ),
     );
-    child = spawnServe(
-      fixture,
-      [
-        '--device-plugin-dir',
-        dpDir,
-        '--config',
-        configFile,
-        '--devinfo-dir',
-        devinfo,
-        '--poll-interval',
-        '200',
-        '--vanished-grace',
-        '0',
-      ],
-      (text) => {
-        stderr += text;
-        for (const waiter of [...logWaiters]) waiter();
-      },
-    );
+    plugin = spawnPlugin(bundle.path, [
+      'serve',
+      ...['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot, '--dev-root', fixture.devRoot],
+      ...['--device-plugin-dir', dpDir, '--config', configFile, '--devinfo-dir', devinfo],
+      ...['--poll-interval', '200', ...(extra.includes('--vanished-grace') ? [] : ['--vanished-grace', '0'])],
+      ...extra,
+    ]);
     await registered;
+    return plugin;
   };
 
   beforeEach(async () => {
@@ -83,22 +74,22 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
     devinfo = join(fixture.base, 'devinfo');
     configFile = join(fixture.base, 'config.json');
     writeFileSync(configFile, UPSTREAM_CONFIG);
-    mkdirSync(join(fixture.devRoot, 'net'), { recursive: true });
-    writeFileSync(join(fixture.devRoot, 'vhost-net'), '');
-    writeFileSync(join(fixture.devRoot, 'net', 'tun'), '');
+    mkdirSync(dpDir);
+    fixture.addDevNode('/dev/vhost-net', 10, 238);
+    fixture.addDevNode('/dev/net/tun', 10, 200);
     sim = await createKubeletSim({ dir: dpDir });
-    stderr = '';
-    await start();
   }, 60_000);
 
   afterEach(async () => {
-    await stopProcess(child);
-    child = undefined;
+    const running = plugin;
+    plugin = undefined;
+    await running?.kill();
     await sim.close();
     fixture.remove();
   });
 
   it('advertises every pool with NUMA topology and answers Allocate exactly as upstream', async () => {
+    const running = await start();
     expect(sim.resource(NETDEV)?.healthy).toEqual([
       '0000:3b:02.0',
       '0000:3b:02.1',
@@ -152,22 +143,54 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
     expect(readFileSync(join(devinfo, `nvidia.com-mlnx_sriov_rdma-${id}-device.json`), 'utf8')).toBe(
       `{"type":"pci","version":"1.1.0","pci":{"pci-address":"${id}","rdma-device":"mlx5_${n}"}}`,
     );
+
+    // needVhostNet (the second selector of mlnx_rest, matching only VF 7): /dev/vhost-net and /dev/net/tun
+    // are device nodes on this host, so they are handed over, once.
+    const rest = await sim.admit({ pod: 'rest', container: 'c', resource: REST, count: 3 });
+    expect(rest.response.devices?.map((d) => d.hostPath)).toEqual(['/dev/vhost-net', '/dev/net/tun']);
+
+    // SIGTERM: exit 0, and the device-info files written at Allocate are gone, as upstream cleans up.
+    expect(readdirSync(devinfo)).toHaveLength(6);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual([0, null]);
+    expect(readdirSync(devinfo)).toEqual([]);
   }, 60_000);
 
-  it('shows an sriov_numvfs change in the kubelet without a restart', async () => {
+  it('shows an sriov_numvfs change in the kubelet without a restart and drops the device-info of a gone VF', async () => {
+    await start();
     const grown = sim.waitFor('devices', (e) => e.resource === NETDEV && e.devices.length === 5, WAIT);
     const vf = { address: '0000:3b:03.0', driver: 'iavf', netdev: 'ens1f0v8', iommuGroup: 108 };
     addSriovVf(fixture, node.intel, vf, 8);
     await grown;
     expect(sim.resource(NETDEV)?.healthy).toContain('0000:3b:03.0');
+    await sim.admit({ pod: 'all', container: 'c', resource: NETDEV, count: 5 });
+    const file = join(devinfo, 'intel.com-intel_sriov_netdevice-0000:3b:03.0-device.json');
+    expect(existsSync(file)).toBe(true);
+    sim.release('all');
 
     const shrunk = sim.waitFor('devices', (e) => e.resource === NETDEV && e.devices.length === 4, WAIT);
     removeSriovVf(fixture, node.intel.address, vf.address, 8, 8);
     await shrunk;
-    expect(child?.exitCode).toBeNull();
+    await waitUntil(() => !existsSync(file), `removal of ${file}`);
+    expect(plugin?.child.exitCode).toBeNull();
+  }, 60_000);
+
+  it('keeps a vanished VF advertised as Unhealthy for --vanished-grace', async () => {
+    await start(['--vanished-grace', '1h']);
+    const vf = node.intel.vfs[7];
+    const gone = sim.waitFor(
+      'devices',
+      (e) => e.resource === DPDK && e.unhealthy.includes('0000:3b:02.7') && e.healthy.length === 3,
+      WAIT,
+    );
+    const logged = waitForLog('"problem":"no longer found by the scan"');
+    removeSriovVf(fixture, node.intel.address, vf?.address ?? '', 7, 7);
+    await gone;
+    await logged;
   }, 60_000);
 
   it('marks VFs unhealthy while their PF has no carrier or they lose their driver, and healthy again', async () => {
+    await start();
     const down = Promise.all(
       [NETDEV, DPDK].map((name) =>
         sim.waitFor('devices', (e) => e.resource === name && e.unhealthy.length === 4, WAIT),
@@ -200,6 +223,7 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
   }, 60_000);
 
   it('moves a VF between pools on a driver rebind and follows a config change without a restart', async () => {
+    await start();
     const moved = sim.waitFor('devices', (e) => e.resource === DPDK && e.devices.length === 5, WAIT);
     bindDriver(fixture, '0000:3b:02.3', 'vfio-pci');
     await moved;
@@ -226,9 +250,9 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
     expect(sim.resource('nvidia.com/mlnx_all')?.devices.map((d) => d.ID)).toEqual(['0000:d8:00.7']);
     expect(readdirSync(dpDir).length).toBeGreaterThan(4);
 
-    const removed = waitForLog('pool removed from the configuration; resource stopped');
+    const removed = waitForLog('resource gone; removed');
     writeFileSync(configFile, JSON.stringify({ resourceList: config.resourceList.slice(0, 1) }));
     await removed;
-    expect(child?.exitCode).toBeNull();
+    expect(plugin?.child.exitCode).toBeNull();
   }, 60_000);
 });

@@ -8,7 +8,7 @@ describe('createDeviceInfoStore', () => {
   beforeEach(() => (base = mkdtempSync(join(tmpdir(), 'devinfo-'))));
   afterEach(() => rmSync(base, { recursive: true, force: true }));
 
-  it('writes 0444 files named as upstream, replaces them, prunes and removes them', async () => {
+  it('writes 0444 files named as upstream, replaces them, prunes those of devices gone and removes them', async () => {
     const dir = join(base, 'dp');
     const store = createDeviceInfoStore(dir);
     await Promise.all([
@@ -24,7 +24,9 @@ describe('createDeviceInfoStore', () => {
       'intel.com-a-0000:3b:02.0-device.json',
       'intel.com-a-0000:3b:02.1-device.json',
     ]);
-    expect(await store.prune('intel.com/a', new Set(['0000:3b:02.1']))).toEqual(['0000:3b:02.0']);
+    await store.write('intel.com/b', '0000:d8:00.2', '{"v":4}');
+    const keep = new Map([['intel.com/a', new Set(['0000:3b:02.1'])]]);
+    expect(await store.prune(keep)).toEqual(['intel.com/a 0000:3b:02.0', 'intel.com/b 0000:d8:00.2']);
     expect(readdirSync(dir)).toEqual(['intel.com-a-0000:3b:02.1-device.json']);
     await store.removeAll();
     expect(readdirSync(dir)).toEqual([]);

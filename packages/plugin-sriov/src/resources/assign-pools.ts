@@ -1,6 +1,6 @@
 import { matchSelector } from './match-selector';
-import { functionPath, type NicFunction, type NodeScan } from './nic-function';
-import { poolResourceName, poolSelectors, type SriovConfig, type SriovPool } from './sriov-config';
+import { functionPath, type NicFunction, type NodeScan } from '../scan/nic-function';
+import { poolResourceName, poolSelectors, type SriovConfig, type SriovPool } from '../config';
 
 /** A function placed in a pool, with the health it has there. */
 export interface PooledFunction {
@@ -50,10 +50,7 @@ export function assignPools(scan: NodeScan, config: SriovConfig, options: Assign
     seen.add(resourceName);
     pools.push({ resourceName, pool, members: [] });
   }
-  const excluded: { path: string; reason: string }[] = scan.skipped.map((s) => ({
-    path: functionPath(s.address),
-    reason: s.reason,
-  }));
+  const excluded: { path: string; reason: string }[] = [...scan.skipped];
 
   for (const fn of scan.functions) {
     const reasons: string[] = [];

@@ -1,5 +1,5 @@
 import { z } from '@kdp/core';
-import { parseVfRange } from './vf-range';
+import { parseVfRange } from './resources/vf-range';
 
 const stringList = z.array(z.string());
 

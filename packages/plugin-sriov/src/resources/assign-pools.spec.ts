@@ -1,12 +1,15 @@
 import { assignPools, poolIndex } from './assign-pools';
-import type { NodeScan } from './nic-function';
-import { sriovConfigSchema } from './sriov-config';
-import { testVf } from './test-function.fixture';
+import type { NodeScan } from '../scan/nic-function';
+import { sriovConfigSchema } from '../config';
+import { testVf } from '../testing/test-vf';
 
 const scanOf = (...functions: ReturnType<typeof testVf>[]): NodeScan => ({
   functions,
   skipped: [
-    { address: '0000:3b:00.0', reason: 'physical function with 2 VFs enabled; its VFs are offered instead' },
+    {
+      path: '/sys/bus/pci/devices/0000:3b:00.0',
+      reason: 'physical function with 2 VFs enabled; its VFs are offered instead',
+    },
   ],
   rdmaCharDevices: new Map(),
   warnings: [],

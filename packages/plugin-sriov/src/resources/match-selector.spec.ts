@@ -1,5 +1,5 @@
 import { matchSelector } from './match-selector';
-import { testVf } from './test-function.fixture';
+import { testVf } from '../testing/test-vf';
 
 describe('matchSelector', () => {
   const vf = testVf();

@@ -1,4 +1,4 @@
-import type { NicFunction } from './nic-function';
+import type { NicFunction } from '../scan/nic-function';
 
 /** Fields to override; `undefined` removes an optional field (e.g. `driver: undefined` = unbound). */
 export type TestVfOverrides = { [K in keyof NicFunction]?: NicFunction[K] | undefined };

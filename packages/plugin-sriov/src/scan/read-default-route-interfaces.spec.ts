@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseDefaultRouteInterfaces } from './default-route';
+import { parseDefaultRouteInterfaces } from './read-default-route-interfaces';
 
 describe('parseDefaultRouteInterfaces', () => {
   it('finds the interfaces with destination and mask 0', () => {

@@ -1,28 +1,19 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DiscoverDocument } from '@kdp/core/plugin';
+import { runPluginCommand } from '@kdp/core/testing';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { fixtureRoots } from './plugin-process.fixture';
-import { runSriovCli } from './run-sriov-cli';
-import { addTwoPfNode, UPSTREAM_CONFIG } from './sriov-node.fixture';
+import { sriovPlugin } from './plugin';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-describe('sriov-device-plugin CLI', () => {
+describe('sriov-device-plugin (in-process)', () => {
   let fixture: SysfsFixture;
-  const roots = (): string[] => fixtureRoots(fixture);
-  const run = async (argv: string[]): Promise<Run> => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runSriovCli(argv, {
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    });
-    return { code, stdout, stderr };
-  };
+  const roots = (): string[] => [
+    ...['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot, '--dev-root', fixture.devRoot],
+  ];
+  const run = (argv: string[]) => runPluginCommand(sriovPlugin, argv);
+  const dpdkInfo = (id: string, group: number): string =>
+    `{"${id}":{"generic":{"deviceID":"${id}"},"vfio":{"dev-mount":"/dev/vfio/${group}","mount":"/dev/vfio/vfio"}}}`;
   const config = (name: string, text: string): string => {
     const file = join(fixture.base, name);
     writeFileSync(file, text);
@@ -45,12 +36,8 @@ describe('sriov-device-plugin CLI', () => {
       config('c.json', UPSTREAM_CONFIG),
     ]);
     expect(result.code).toBe(0);
-    const doc = JSON.parse(result.stdout) as {
-      resources: { resourceName: string; devices: Record<string, unknown>[] }[];
-      excluded: { path: string; reason: string }[];
-      warnings: string[];
-    };
-    expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d['id'])])).toEqual([
+    const doc = JSON.parse(result.stdout) as DiscoverDocument;
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
       ['intel.com/intel_sriov_netdevice', ['0000:3b:02.0', '0000:3b:02.1', '0000:3b:02.2', '0000:3b:02.3']],
       ['intel.com/intel_sriov_dpdk', ['0000:3b:02.4', '0000:3b:02.5', '0000:3b:02.6', '0000:3b:02.7']],
       ['nvidia.com/mlnx_sriov_rdma', ['0000:d8:00.2', '0000:d8:00.3', '0000:d8:00.4', '0000:d8:00.5']],
@@ -62,6 +49,13 @@ describe('sriov-device-plugin CLI', () => {
       numaNodes: [0],
       pciAddress: '0000:3b:02.0',
       deviceSpecs: [],
+      // discover prints what a pod holding this device alone receives.
+      mounts: [],
+      envs: {
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_NETDEVICE: '0000:3b:02.0',
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_NETDEVICE_INFO:
+          '{"0000:3b:02.0":{"generic":{"deviceID":"0000:3b:02.0"}}}',
+      },
       attributes: {
         vendor: '8086',
         device: '154c',
@@ -83,6 +77,11 @@ describe('sriov-device-plugin CLI', () => {
         { containerPath: '/dev/vfio/vfio', hostPath: '/dev/vfio/vfio', permissions: 'rw' },
         { containerPath: '/dev/vfio/107', hostPath: '/dev/vfio/107', permissions: 'rw' },
       ],
+      envs: {
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_DPDK: '0000:3b:02.7',
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_DPDK_INFO: dpdkInfo('0000:3b:02.7', 107),
+      },
+      mounts: [],
       attributes: {
         vendor: '8086',
         device: '154c',
@@ -105,8 +104,12 @@ describe('sriov-device-plugin CLI', () => {
       ],
       attributes: { driver: 'mlx5_core', pfName: 'ens2f0', vfIndex: '1', rdmaDevices: 'mlx5_3' },
     });
-    // needVhostNet without /dev/vhost-net on the host: no device nodes, as upstream.
+    // needVhostNet without /dev/vhost-net on the host: no device nodes, as upstream; the info says vhost.
     expect(doc.resources[3]?.devices[2]).toMatchObject({ id: '0000:d8:01.1', deviceSpecs: [] });
+    expect(doc.resources[3]?.devices[2]?.envs['PCIDEVICE_NVIDIA_COM_MLNX_REST_INFO']).toBe(
+      '{"0000:d8:01.1":{"extra":{"team":"a\\u0026b"},"generic":{"deviceID":"0000:d8:01.1"},' +
+        '"vhost":{"net-mount":"/dev/vhost-net","tun-mount":"/dev/net/tun"}}}',
+    );
     expect(doc.excluded).toEqual([
       { path: '/sys/bus/pci/devices/0000:00:1f.6', reason: 'interface eno1 holds the IPv4 default route' },
       {
@@ -217,16 +220,22 @@ describe('sriov-device-plugin CLI', () => {
     expect(result.stderr).toContain(`sriov-device-plugin: ${file}: ${problem}`);
   });
 
-  it('exits 2 for a bad --poll-interval', async () => {
-    const result = await run([
-      'serve',
-      ...roots(),
-      '--device-plugin-dir',
-      fixture.base,
-      '--poll-interval',
-      'soon',
-    ]);
+  it.each([
+    ['--poll-interval', 'soon', '--poll-interval "soon" is not a duration'],
+    ['--poll-interval', '10', '--poll-interval 10 is shorter than 50ms'],
+    ['--vanished-grace', 'later', '--vanished-grace "later" is not a duration'],
+  ])('exits 2 for %s %s', async (name, value, message) => {
+    const result = await run(['serve', ...roots(), '--device-plugin-dir', fixture.base, name, value]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('--poll-interval must be a whole number of milliseconds');
+    expect(result.stderr).toContain(message);
+  });
+
+  it('documents its own flags and the 1s default of the common --poll-interval in --help', async () => {
+    const result = await run(['--help']);
+    expect(result.code).toBe(0);
+    for (const text of ['--resource-prefix PREFIX', 'intel.com', '--devinfo-dir DIR', '--vanished-grace']) {
+      expect(result.stdout).toContain(text);
+    }
+    expect(result.stdout).toMatch(/--poll-interval DURATION .*\[1s\]/);
   });
 });

@@ -1,8 +1,8 @@
-import type { PooledFunction } from './assign-pools';
+import type { PooledFunction } from '../resources/assign-pools';
 import { deviceInfoFileName, pciDeviceInfo } from './device-info';
-import { containerAllocation, envVarName } from './sriov-allocation';
-import { sriovConfigSchema, type SriovPool } from './sriov-config';
-import { testVf, type TestVfOverrides } from './test-function.fixture';
+import { containerAllocation, envVarName } from './container-allocation';
+import { sriovConfigSchema, type SriovPool } from '../config';
+import { testVf, type TestVfOverrides } from '../testing/test-vf';
 
 const member = (overrides: TestVfOverrides, selectorIndex = 0): PooledFunction => ({
   fn: testVf(overrides),

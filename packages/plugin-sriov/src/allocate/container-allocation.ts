@@ -1,7 +1,7 @@
 import type { ContainerAllocation, DeviceNode } from '@kdp/core';
-import type { PooledFunction } from './assign-pools';
+import type { PooledFunction } from '../resources/assign-pools';
 import { goJson, type GoJsonValue } from './go-json';
-import { poolSelectors, type SriovPool } from './sriov-config';
+import { poolSelectors, type SriovPool } from '../config';
 
 /** What one device contributes to a container, computed the way upstream's info providers do. */
 export interface DeviceContribution {
@@ -9,8 +9,6 @@ export interface DeviceContribution {
   readonly devices: readonly DeviceNode[];
   /** Provider name → key/values, the device's entry in the `_INFO` variable. */
   readonly info: Readonly<Record<string, Readonly<Record<string, string>>>>;
-  /** RDMA devices to name in the device-info file (only in isRdma pools). */
-  readonly rdmaDevices: readonly string[];
 }
 
 /** Facts about the host that decide some contributions. */
@@ -24,6 +22,12 @@ export interface HostFacts {
 const VFIO = '/dev/vfio/vfio';
 const UIO_DRIVERS = new Set(['igb_uio', 'uio_pci_generic', 'uio']);
 
+/** The RDMA devices a member hands over (and its device-info file names): only in an isRdma selector's pool. */
+export function rdmaDevicesOf(member: PooledFunction, pool: SriovPool): readonly string[] {
+  if (pool.deviceType !== 'netDevice') return [];
+  return poolSelectors(pool)[member.selectorIndex]?.isRdma === true ? member.fn.rdmaDevices : [];
+}
+
 /** The device nodes and `_INFO` entry of one pool member. */
 export function deviceContribution(
   member: PooledFunction,
@@ -33,7 +37,6 @@ export function deviceContribution(
   const { fn } = member;
   const devices: DeviceNode[] = [];
   const info: Record<string, Record<string, string>> = { generic: { deviceID: fn.address } };
-  let rdmaDevices: readonly string[] = [];
   if (fn.driver === 'vfio-pci') {
     devices.push({ hostPath: VFIO, containerPath: VFIO, permissions: 'rw' });
     const vfio: Record<string, string> = { mount: VFIO };
@@ -51,17 +54,17 @@ export function deviceContribution(
   }
   if (pool.deviceType === 'netDevice') {
     const selector = poolSelectors(pool)[member.selectorIndex] ?? {};
-    if (selector.isRdma === true && fn.rdmaDevices.length > 0) {
-      rdmaDevices = fn.rdmaDevices;
+    const rdmaDevices = rdmaDevicesOf(member, pool);
+    if (rdmaDevices.length > 0) {
       const rdma: Record<string, string> = {};
-      for (const name of fn.rdmaDevices) {
+      for (const name of rdmaDevices) {
         for (const path of host.rdmaCharDevices.get(name) ?? []) {
           devices.push({ hostPath: path, containerPath: path, permissions: 'rw' });
           const kind = /(uverbs|umad|issm|rdma_cm)/.exec(path)?.[1];
           if (kind !== undefined) rdma[kind] = path;
         }
       }
-      rdma['rdma_dev'] = fn.rdmaDevices.join(',');
+      rdma['rdma_dev'] = rdmaDevices.join(',');
       info['rdma'] = rdma;
     }
     if (selector.needVhostNet === true) {
@@ -75,7 +78,7 @@ export function deviceContribution(
   if (pool.additionalInfo !== undefined) {
     info['extra'] = { ...pool.additionalInfo['*'], ...pool.additionalInfo[fn.address] };
   }
-  return { devices, info, rdmaDevices };
+  return { devices, info };
 }
 
 /** `PCIDEVICE_<PREFIX>_<NAME>`: dots become `_`, then upper case (exactly upstream's mangling; `-` stays). */

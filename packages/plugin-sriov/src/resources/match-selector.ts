@@ -1,5 +1,5 @@
-import type { NicFunction } from './nic-function';
-import { UNSUPPORTED_SELECTORS, type SriovSelector } from './sriov-config';
+import type { NicFunction } from '../scan/nic-function';
+import { UNSUPPORTED_SELECTORS, type SriovSelector } from '../config';
 import { parseVfRange, type VfRangeSelector } from './vf-range';
 
 /** Whether a function passes one selector object; on failure, which selector failed and why. */
