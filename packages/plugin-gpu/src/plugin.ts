@@ -38,7 +38,7 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     },
     resources: (scan, { config }) => planResources(scan, config),
     hooks: {
-      applied: (set, { config, state }) =>
+      advertise: (set, { config, state }) =>
         config.nvidia.deviceListStrategy.includes('cdi') ? state.cdi.update(set) : state.cdi.remove(),
       stop: async ({ state }) => {
         state.xid.stop();

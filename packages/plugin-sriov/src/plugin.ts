@@ -70,7 +70,7 @@ export const sriovPlugin = definePlugin({
   health: { vanishedGraceMs: ({ flags }) => flags['vanished-grace'] },
   hooks: {
     // Device-info files of devices no longer advertised (vanished past the grace, pool removed) go.
-    applied: async (set, { state, logger }) => {
+    advertise: async (set, { state, logger }) => {
       const keep = new Map(set.resources.map((r) => [r.name, new Set(r.devices.map((d) => d.id))]));
       await state.store
         .prune(keep)

@@ -134,8 +134,12 @@ export interface PluginDefinition<
   readonly health?: HealthPolicy<z.output<Schema>, F>;
   /** Optional lifecycle hooks (serve only). */
   readonly hooks?: {
-    /** After every resource set was applied (the devices as advertised, remembered ones included). */
-    readonly applied?: (
+    /**
+     * Before every resource set reaches the kubelet, with the devices as they will be advertised (remembered ones
+     * included): write what a container needs for them (CDI specs), prune what belongs to devices that are gone.
+     * A throw is logged (once while it repeats) and the set is not advertised; the next scan tries again.
+     */
+    readonly advertise?: (
       set: ResourceSet,
       ctx: PluginContext<z.output<Schema>, F, St>,
     ) => void | Promise<void>;

@@ -24,11 +24,15 @@ export interface ResourceApplierOptions {
 /** Keeps a plugin's served resources equal to its latest resource set. */
 export interface ResourceApplier {
   /**
-   * Adds the resources that appeared (registered at once), pushes a new device list to those whose devices
-   * changed, and removes (socket unlinked) those that disappeared and hold no remembered device. Returns the
-   * set as advertised: remembered devices included, never-healthy devices moved to `excluded`.
+   * Works out the set as it will be advertised (remembered devices included, never-healthy devices moved to
+   * `excluded`), runs `beforeAdvertise` with it, then adds the resources that appeared (registered at once),
+   * pushes a new device list to those whose devices changed, and removes (socket unlinked) those that
+   * disappeared and hold no remembered device. Resolves with the advertised set.
    */
-  apply(set: ResourceSet): Promise<ResourceSet>;
+  apply(
+    set: ResourceSet,
+    beforeAdvertise?: (advertised: ResourceSet) => Promise<void> | void,
+  ): Promise<ResourceSet>;
   /** The names served now. */
   names(): string[];
 }
@@ -143,7 +147,7 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
   };
 
   return {
-    async apply(set) {
+    async apply(set, beforeAdvertise) {
       const now = options.clock.now();
       const specs = new Map<string, ResourceSpec<unknown>>();
       const warnings = [...(set.warnings ?? [])];
@@ -152,37 +156,44 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
           warnings.push(`${spec.name} is described twice; the first description is used`);
         else specs.set(spec.name, spec);
       }
+      // First what will be advertised (remembered devices in, never-healthy ones out), then the hook, then the
+      // kubelet: files a container needs for a device (a CDI spec) exist before the device is offered.
       const excluded: ExcludedDevice[] = [...(set.excluded ?? [])];
       const advertised: ResourceSpec<unknown>[] = [];
+      const gone: string[] = [];
       for (const name of new Set([...entries.keys(), ...specs.keys()])) {
         const spec = specs.get(name) ?? entries.get(name)?.spec;
         if (spec === undefined) continue;
         const { devices, held } = memory.advertise(name, specs.get(name)?.devices ?? [], now);
         excluded.push(...held.map(heldExclusion));
-        let entry = entries.get(name);
-        if (!specs.has(name) && devices.length === 0) {
-          if (entry !== undefined) {
-            await remove(name, true);
-            entry.logger.info({}, 'resource gone; removed');
-          }
-          continue;
-        }
+        if (!specs.has(name) && devices.length === 0) gone.push(name);
+        else advertised.push({ ...spec, devices });
+      }
+      const result: ResourceSet = { resources: advertised, excluded, warnings };
+      await beforeAdvertise?.(result);
+      for (const name of gone) {
+        const entry = entries.get(name);
+        if (entry === undefined) continue;
+        await remove(name, true);
+        entry.logger.info({}, 'resource gone; removed');
+      }
+      for (const spec of advertised) {
+        let entry = entries.get(spec.name);
         if (entry !== undefined && entry.shape !== shapeOf(spec)) {
-          await remove(name, false);
+          await remove(spec.name, false);
           entry.logger.info({ hooks: shapeOf(spec) }, 'resource hooks changed; registering again');
           entry = undefined;
         }
         if (entry === undefined) {
           entry = add(spec);
           if (entry === undefined) continue;
-          entry.logger.info({ devices: devices.length }, 'resource added');
+          entry.logger.info({ devices: spec.devices.length }, 'resource added');
         }
         entry.spec = spec;
-        logHealth(entry, devices);
-        entry.source.set(devices);
-        advertised.push({ ...spec, devices });
+        logHealth(entry, spec.devices);
+        entry.source.set(spec.devices);
       }
-      return { resources: advertised, excluded, warnings };
+      return result;
     },
     names: () => [...entries.keys()],
   };

@@ -115,8 +115,8 @@ function testPlugin(options: Options = {}): AnyPluginDefinition {
       };
     },
     hooks: {
-      applied: (set) =>
-        void calls.push(`applied ${set.resources.map((r) => `${r.name}:${r.devices.length}`).join(' ')}`),
+      advertise: (set) =>
+        void calls.push(`advertise ${set.resources.map((r) => `${r.name}:${r.devices.length}`).join(' ')}`),
       stop: () => void calls.push('stop'),
     },
   });
@@ -411,7 +411,7 @@ describe('runPlugin: serve against kubelet-sim', () => {
       (l) => l['msg'] === 'resource gone; removed' && l['resource'] === 'example.com/fancy',
     );
     expect(existsSync(join(dp, socket ?? ''))).toBe(false);
-    expect(calls).toContain('applied example.com/gpu:2 example.com/fancy:2');
+    expect(calls).toContain('advertise example.com/gpu:2 example.com/fancy:2');
 
     const admission = await sim.admit({ pod: 'p', container: 'c', resource: 'example.com/gpu', count: 2 });
     expect(admission.response.envs).toEqual({ TEST_DEVICES: '0,1' });

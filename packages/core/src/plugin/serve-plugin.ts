@@ -95,12 +95,10 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
       const scan = await definition.scan.run(ctx);
       step = 'resources';
       set = definition.resources(scan, ctx);
-      step = 'applying the scan';
-      const advertised = await applier.apply(set);
+      step = 'advertise hook';
+      const advertised = await applier.apply(set, (next) => definition.hooks?.advertise?.(next, ctx));
       warnings.report(advertised.warnings ?? []);
       excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
-      step = 'applied hook';
-      await definition.hooks?.applied?.(advertised, ctx);
     } catch (error) {
       fail(step, error);
       return;
