@@ -127,7 +127,7 @@ function slotsOf(program: Program): FlagSlot[] {
       slots.push({
         name: `${prefix}config`,
         flag: flag.path({
-          description: `${program.multi ? `${definition.name}: ` : ''}YAML or JSON configuration; absent = documented defaults`,
+          description: 'YAML or JSON configuration; absent = documented defaults',
           valueName: 'FILE',
         }),
         configOf: index,
