@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Committed entry point, so that `npm ci` links the binary into node_modules/.bin before dist/ is built.
+// Committed launcher: npm ci links only bins whose target exists, and dist/ appears with the build.
 const bundle = require('node:path').join(__dirname, '..', 'dist', 'main.js');
+const hint = 'kdp-device-plugins: not built yet; run `npx nx run @kdp/device-plugins:build` first\n';
 if (require('node:fs').existsSync(bundle)) require(bundle);
-else process.exitCode = (process.stderr.write('not built yet; run `npm run build` first\n'), 1);
+else process.exitCode = (process.stderr.write(hint), 1);
