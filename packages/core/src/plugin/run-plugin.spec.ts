@@ -503,8 +503,8 @@ describe('runPlugin: serve against kubelet-sim', () => {
 
   it('serves metrics and probes; readiness waits for the first scan and the registrations', async () => {
     put('gpu.0');
-    serve(testPlugin(), '--metrics-address', '127.0.0.1:0');
-    const line = await run!.waitForLog((l) => l['msg'] === 'serving /metrics, /healthz and /readyz');
+    const running = serve(testPlugin(), '--metrics-address', '127.0.0.1:0');
+    const line = await running.waitForLog((l) => l['msg'] === 'serving /metrics, /healthz and /readyz');
     const url = String(line['url']);
     await until('example.com/gpu', (s) => s.healthy.length === 1);
     const ready = async (): Promise<number> => (await fetch(`${url}/readyz`)).status;
