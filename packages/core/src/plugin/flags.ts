@@ -79,7 +79,8 @@ export interface ListFlagOptions<V extends string> extends BaseOptions {
   readonly default?: readonly V[];
 }
 
-type Optional<O, T> = O extends { readonly default: unknown } ? T : T | undefined;
+/** A flag's value type: `T` when its options give a default, else `T | undefined`. */
+export type DefaultedValue<O, T> = O extends { readonly default: unknown } ? T : T | undefined;
 
 const UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -153,35 +154,35 @@ const nonEmpty = (text: string): string => {
 /** Builders for typed plugin flags; the value type follows from the options (a default makes it non-optional). */
 export const flag = {
   /** Free text. */
-  string<O extends StringFlagOptions>(options: O): Flag<Optional<O, string>> {
+  string<O extends StringFlagOptions>(options: O): Flag<DefaultedValue<O, string>> {
     return make(
       'string',
       options,
       options.valueName ?? 'VALUE',
-      options.default as Optional<O, string>,
+      options.default as DefaultedValue<O, string>,
       options.default,
       (texts) => nonEmpty(last(texts)),
     );
   },
   /** A file or directory path (not checked for existence here). */
-  path<O extends StringFlagOptions>(options: O): Flag<Optional<O, string>> {
+  path<O extends StringFlagOptions>(options: O): Flag<DefaultedValue<O, string>> {
     return make(
       'path',
       options,
       options.valueName ?? 'PATH',
-      options.default as Optional<O, string>,
+      options.default as DefaultedValue<O, string>,
       options.default,
       (texts) => nonEmpty(last(texts)),
     );
   },
   /** A number within [min, max]; whole unless `integer: false`. */
-  number<O extends NumberFlagOptions>(options: O): Flag<Optional<O, number>> {
+  number<O extends NumberFlagOptions>(options: O): Flag<DefaultedValue<O, number>> {
     const integer = options.integer !== false;
     return make(
       'number',
       options,
       options.valueName ?? 'N',
-      options.default as Optional<O, number>,
+      options.default as DefaultedValue<O, number>,
       options.default === undefined ? undefined : String(options.default),
       (texts) => {
         const text = last(texts).trim();
@@ -198,14 +199,17 @@ export const flag = {
     );
   },
   /** A duration, parsed to milliseconds (see {@link parseDuration}). */
-  duration<O extends DurationFlagOptions>(options: O): Flag<Optional<O, number>> {
+  duration<O extends DurationFlagOptions>(options: O): Flag<DefaultedValue<O, number>> {
     const min = options.min === undefined ? undefined : parseDuration(options.min);
     const max = options.max === undefined ? undefined : parseDuration(options.max);
     return make(
       'duration',
       options,
       options.valueName ?? 'DURATION',
-      (options.default === undefined ? undefined : parseDuration(options.default)) as Optional<O, number>,
+      (options.default === undefined ? undefined : parseDuration(options.default)) as DefaultedValue<
+        O,
+        number
+      >,
       options.default,
       (texts) => {
         const value = parseDuration(last(texts));
@@ -223,12 +227,12 @@ export const flag = {
   /** One of a fixed set of words. */
   enum<V extends string, O extends EnumFlagOptions<V>>(
     options: O & EnumFlagOptions<V>,
-  ): Flag<Optional<O, V>> {
+  ): Flag<DefaultedValue<O, V>> {
     return make(
       'enum',
       options,
       options.valueName ?? options.values.join('|'),
-      options.default as Optional<O, V>,
+      options.default as DefaultedValue<O, V>,
       options.default,
       (texts) => {
         const text = last(texts);

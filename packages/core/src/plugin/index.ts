@@ -21,6 +21,7 @@ export type {
 export { flag, formatDuration, parseDuration } from './flags';
 export type {
   BooleanFlagOptions,
+  DefaultedValue,
   DurationFlagOptions,
   EnumFlagOptions,
   Flag,
@@ -33,9 +34,10 @@ export type {
 } from './flags';
 export { runPlugin, runPlugins } from './run-plugin';
 export type { MultiPluginProgram, ProcessSignals, RunIo, TextSink } from './run-plugin';
-export { formatHelp, parseCommandLine } from './command-line';
+export { checkDirectories, formatHelp, parseCommandLine } from './command-line';
 export type { Command, CommonFlags, PluginInvocation, Program } from './command-line';
 export { ExitCode, UsageError } from './exit-code';
+export type { UnknownKeyPolicy } from '../config/load-config';
 export { toDiscoverDocument } from './discover-result';
 export type {
   DiscoverDocument,
