@@ -41,6 +41,9 @@ export interface IntelCardSpec {
   /** The PF of a VF. */
   readonly physfn?: string;
   readonly errors?: string;
+  /** The bridge above the card (added before); omitted = directly under the root complex. */
+  readonly parent?: string;
+  readonly iommuGroup?: number;
 }
 
 /** One Alveo card. */
@@ -60,42 +63,14 @@ export function createFpgaFixture(): FpgaFixture {
   fx.addNumaNode({ id: 0, cpus: '0-3', distances: [10, 21] });
   fx.addNumaNode({ id: 1, cpus: '4-7', distances: [21, 10] });
   const addPci = (spec: IntelCardSpec, device: string, driver: string): string =>
-    fx.addPciDevice({
-      address: spec.address,
-      vendor: '0x8086',
-      device,
-      class: '0x120000',
-      driver,
-      numaNode: spec.numaNode ?? 0,
-      ...(spec.physfn ? { physfn: spec.physfn } : { sriovTotalVfs: 1 }),
-    });
+    addIntelPci(fx, spec, device, driver);
   return {
     ...fx,
     writeScript: (path, body) => {
       writeFileSync(path, body);
       chmodSync(path, 0o755);
     },
-    addDflCard: (spec) => {
-      const pci = addPci(spec, spec.physfn ? '0x09c5' : '0x09c4', 'dfl-pci');
-      const region = `${pci}/fpga_region/region${spec.index}`;
-      fx.linkTo(`class/fpga_region/region${spec.index}`, region);
-      const portDir = `${region}/dfl-port.${spec.index}`;
-      fx.write(`${portDir}/afu_id`, `${spec.afuId}\n`);
-      fx.write(`${portDir}/id`, `${spec.index}\n`);
-      fx.write(`${portDir}/dev`, `238:${spec.index}\n`);
-      fx.write(`${portDir}/errors/errors`, `${spec.errors ?? '0x0'}\n`);
-      fx.addDevNode(`/dev/dfl-port.${spec.index}`, 238, spec.index);
-      if (spec.interfaceId === undefined) return { portDir };
-      const fmeDir = `${region}/dfl-fme.${spec.index}`;
-      fx.write(`${fmeDir}/dev`, `239:${spec.index}\n`);
-      fx.write(`${fmeDir}/bitstream_id`, '0x124000200000367\n');
-      fx.write(`${fmeDir}/ports_num`, '1\n');
-      const sub = `${fmeDir}/dfl-fme-region.${spec.index}/fpga_region/region${spec.index + 100}`;
-      fx.write(`${sub}/compat_id`, `${spec.interfaceId}\n`);
-      fx.linkTo(`class/fpga_region/region${spec.index + 100}`, sub);
-      fx.addDevNode(`/dev/dfl-fme.${spec.index}`, 239, spec.index);
-      return { portDir, fmeDir };
-    },
+    addDflCard: (spec) => addDflCard(fx, spec),
     addOpaeCard: (spec) => {
       const pci = addPci(spec, spec.physfn ? '0x09c5' : '0x09c4', 'intel-fpga-pci');
       const dev = `${pci}/fpga/intel-fpga-dev.${spec.index}`;
@@ -137,4 +112,46 @@ export function createFpgaFixture(): FpgaFixture {
       return { userDir };
     },
   };
+}
+
+/** An Intel card's PCI function (PF, or VF with `physfn`). */
+function addIntelPci(fx: SysfsFixture, spec: IntelCardSpec, device: string, driver: string): string {
+  return fx.addPciDevice({
+    address: spec.address,
+    vendor: '0x8086',
+    device,
+    class: '0x120000',
+    driver,
+    numaNode: spec.numaNode ?? 0,
+    ...(spec.physfn ? { physfn: spec.physfn } : { sriovTotalVfs: 1 }),
+    ...(spec.parent !== undefined ? { parent: spec.parent } : {}),
+    ...(spec.iommuGroup !== undefined ? { iommuGroup: spec.iommuGroup } : {}),
+  });
+}
+
+/**
+ * A DFL card on any sysfs fixture (what {@link FpgaFixture.addDflCard} does on its own machine): the PCI function
+ * on dfl-pci, `fpga_region/region<N>` with `dfl-port.<N>` (`afu_id`, `errors/errors`) and, unless it is a VF,
+ * `dfl-fme.<N>` (interface ID in its PR region's `compat_id`), and the /dev/dfl-port.N and /dev/dfl-fme.N nodes.
+ */
+export function addDflCard(fx: SysfsFixture, spec: IntelCardSpec): { portDir: string; fmeDir?: string } {
+  const pci = addIntelPci(fx, spec, spec.physfn ? '0x09c5' : '0x09c4', 'dfl-pci');
+  const region = `${pci}/fpga_region/region${spec.index}`;
+  fx.linkTo(`class/fpga_region/region${spec.index}`, region);
+  const portDir = `${region}/dfl-port.${spec.index}`;
+  fx.write(`${portDir}/afu_id`, `${spec.afuId}\n`);
+  fx.write(`${portDir}/id`, `${spec.index}\n`);
+  fx.write(`${portDir}/dev`, `238:${spec.index}\n`);
+  fx.write(`${portDir}/errors/errors`, `${spec.errors ?? '0x0'}\n`);
+  fx.addDevNode(`/dev/dfl-port.${spec.index}`, 238, spec.index);
+  if (spec.interfaceId === undefined) return { portDir };
+  const fmeDir = `${region}/dfl-fme.${spec.index}`;
+  fx.write(`${fmeDir}/dev`, `239:${spec.index}\n`);
+  fx.write(`${fmeDir}/bitstream_id`, '0x124000200000367\n');
+  fx.write(`${fmeDir}/ports_num`, '1\n');
+  const sub = `${fmeDir}/dfl-fme-region.${spec.index}/fpga_region/region${spec.index + 100}`;
+  fx.write(`${sub}/compat_id`, `${spec.interfaceId}\n`);
+  fx.linkTo(`class/fpga_region/region${spec.index + 100}`, sub);
+  fx.addDevNode(`/dev/dfl-fme.${spec.index}`, 239, spec.index);
+  return { portDir, fmeDir };
 }

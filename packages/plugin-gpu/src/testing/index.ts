@@ -21,3 +21,5 @@ export {
   nvidiaInformation,
 } from './driver-files';
 export { fixtureDevices, fixtureHost, gpuConfig, rootFlags } from './fixture-devices';
+export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
+export type { GpuSlot } from './pci-gpus';

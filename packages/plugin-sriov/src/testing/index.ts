@@ -2,6 +2,7 @@
 // fixture, the two-PF node and upstream-format configuration the specs, the demo and the end-to-end suites use,
 // and a scanned function for unit tests.
 export {
+  addDefaultRouteNic,
   addSriovPf,
   addSriovVf,
   addTwoPfNode,

@@ -134,6 +134,32 @@ function addNetdev(
   });
 }
 
+/**
+ * A management NIC (an e1000e function with carrier, `eno1` at 0000:00:1f.6 on NUMA 0 by default) holding the
+ * IPv4 default route in /proc/net/route: what the plugin never offers, as upstream.
+ */
+export function addDefaultRouteNic(
+  fixture: SysfsFixture,
+  nic: { readonly address?: string; readonly netdev?: string; readonly numaNode?: number } = {},
+): void {
+  const { address = '0000:00:1f.6', netdev = 'eno1', numaNode = 0 } = nic;
+  fixture.addPciDevice({
+    address,
+    vendor: '0x8086',
+    device: '0x15bb',
+    class: '0x020000',
+    driver: 'e1000e',
+    numaNode,
+  });
+  addNetdev(fixture, address, netdev, 1, true);
+  fixture.writeProc(
+    'net/route',
+    'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n' +
+      `${netdev}\t00000000\t0100A8C0\t0003\t0\t0\t100\t00000000\t0\t0\t0\n` +
+      `${netdev}\t0000A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0\n`,
+  );
+}
+
 /** The 2 PFs × 8 VFs node of the tests: Intel X710 on NUMA 0 (iavf + vfio-pci), ConnectX-5 on NUMA 1 (mlx5_core, RDMA). */
 export function addTwoPfNode(fixture: SysfsFixture): { intel: FixturePf; mellanox: FixturePf } {
   for (const [id, cpus] of [
@@ -181,21 +207,7 @@ export function addTwoPfNode(fixture: SysfsFixture): { intel: FixturePf; mellano
   addSriovPf(fixture, intel);
   addSriovPf(fixture, mellanox);
   // The management NIC holds the default route; a GPU is no candidate at all.
-  fixture.addPciDevice({
-    address: '0000:00:1f.6',
-    vendor: '0x8086',
-    device: '0x15bb',
-    class: '0x020000',
-    driver: 'e1000e',
-    numaNode: 0,
-  });
-  addNetdev(fixture, '0000:00:1f.6', 'eno1', 1, true);
-  fixture.writeProc(
-    'net/route',
-    'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT\n' +
-      'eno1\t00000000\t0100A8C0\t0003\t0\t0\t100\t00000000\t0\t0\t0\n' +
-      'eno1\t0000A8C0\t00000000\t0001\t0\t0\t100\t00FFFFFF\t0\t0\t0\n',
-  );
+  addDefaultRouteNic(fixture);
   fixture.addPciDevice({
     address: '0000:af:00.0',
     vendor: '0x10de',

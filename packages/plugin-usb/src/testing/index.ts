@@ -2,7 +2,8 @@
 // for this package's tests, the benchmark, the demo and the end-to-end suites.
 export { createUsbFixture } from './usb-fixture';
 export type { UsbDeviceSpec, UsbFixture, UsbInterfaceSpec } from './usb-fixture';
-export { addSampleMachine, SAMPLE_CONFIG } from './sample-machine';
+export { addSampleMachine, SAMPLE_CONFIG, SAMPLE_DEVICES } from './sample-machine';
+export type { UsbDeviceModel } from './sample-machine';
 export { generateUsbTree } from './generate-usb-tree';
 export type { GeneratedTree } from './generate-usb-tree';
 export { defined } from './defined';

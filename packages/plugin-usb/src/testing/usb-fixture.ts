@@ -40,8 +40,11 @@ export interface UsbDeviceSpec {
 /** A sysfs fixture with USB controllers and devices, laid out as the kernel does (real dirs and symlinks). */
 export interface UsbFixture {
   readonly sys: SysfsFixture;
-  /** Adds root hub `usb<bus>` under its own PCI controller. */
-  addRootHub(bus: number): void;
+  /**
+   * Adds root hub `usb<bus>` under its own PCI controller (a bare directory `0000:00:<bus>.0`), or under
+   * `controller`: the root-relative directory of a host controller already added (`sys.addPciDevice`).
+   */
+  addRootHub(bus: number, options?: { readonly controller?: string }): void;
   /** Adds a device below its parent; returns its real directory relative to the sysfs root. */
   addDevice(spec: UsbDeviceSpec): string;
   /** Removes a device, its children, their links and their /dev nodes (an unplug). */
@@ -79,8 +82,9 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
 
   const fixture: UsbFixture = {
     sys,
-    addRootHub(bus) {
-      const dir = `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0/usb${bus}`;
+    addRootHub(bus, options = {}) {
+      const controller = options.controller ?? `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0`;
+      const dir = `${controller}/usb${bus}`;
       attrs(dir, {
         idVendor: '1d6b',
         idProduct: '0002',
