@@ -57,7 +57,7 @@ export const allInOne: DeployedPlugin = {
   configs: singlePlugins.flatMap((plugin) =>
     plugin.configs.map((config) => ({ ...config, flag: `--${plugin.name}-config` })),
   ),
-  memory: { request: '96Mi', limit: '192Mi' },
+  memory: { request: '128Mi', limit: '256Mi' },
 };
 
 /** Every plugin DaemonSet kdp ships. */

@@ -194,7 +194,7 @@ export const profileRules: readonly ProfileRule[] = [
         : ['automountServiceAccountToken must be false'],
   },
   {
-    name: 'memory request and limit as measured for the plugin (64Mi/128Mi, the all-in-one 96Mi/192Mi); CPU request at most 20m',
+    name: 'memory request and limit as measured for the plugin (64Mi/128Mi, the all-in-one 128Mi/256Mi); CPU request at most 20m',
     check: each((c, ds) => {
       const problems: string[] = [];
       const memory = deployedOf(ds)?.memory ?? { request: '64Mi', limit: '128Mi' };
