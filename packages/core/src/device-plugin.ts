@@ -104,7 +104,7 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
   const backoff = createBackoff(options.backoff);
   const maxAttempts = options.backoff?.maxAttempts ?? Number.POSITIVE_INFINITY;
   const hub = createEventHub<DevicePluginEvent>((error) =>
-    logger.error({ err: String(error) }, 'an event listener threw'),
+    logger.error({ err: error }, 'an event listener threw'),
   );
   const runtimes = new Map<string, ResourceRuntime>();
   let running = false;

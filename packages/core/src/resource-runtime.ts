@@ -337,7 +337,7 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
         });
       });
       loop = run().catch((error: unknown) => {
-        logger.error({ resource, err: String(error) }, 'resource lifecycle failed');
+        logger.error({ resource, err: error }, 'resource lifecycle failed');
       });
     },
     async stop() {

@@ -67,7 +67,7 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
       try {
         call.write({ devices: convert(devices) });
       } catch (error) {
-        logger.warn({ resource, err: String(error) }, 'ListAndWatch write failed');
+        logger.warn({ resource, err: error }, 'ListAndWatch write failed');
       }
     };
     send(store.snapshot()); // P-12: the first message at once.
