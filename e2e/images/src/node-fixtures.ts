@@ -8,7 +8,7 @@ import {
   NVIDIA_UUIDS,
   rootFlags,
 } from '@kdp/plugin-gpu/testing';
-import { addRdmaDevice, createRdmaMachine } from '@kdp/plugin-infiniband/testing';
+import { addRdmaCore, addRdmaDevice, CONNECTX3, createRdmaMachine } from '@kdp/plugin-infiniband/testing';
 import { addTwoPfNode, UPSTREAM_CONFIG } from '@kdp/plugin-sriov/testing';
 import { addSampleMachine, createUsbFixture } from '@kdp/plugin-usb/testing';
 import { createSysfsFixture } from '@kdp/topology/testing';
@@ -122,26 +122,8 @@ export function buildMultiPluginNode(): MultiPluginNode {
     addNvidiaGpuFiles(node, { address, uuid: NVIDIA_UUIDS[address], minor, model: 'NVIDIA H100 80GB HBM3' });
   });
 
-  node.write('class/infiniband_verbs/abi_version', '6\n');
-  node.write('class/infiniband_mad/abi_version', '5\n');
-  addRdmaDevice(node, {
-    name: 'mlx4_0',
-    pci: {
-      address: '0000:3b:00.0',
-      vendor: '0x15b3',
-      device: '0x1007',
-      class: '0x020700',
-      driver: 'mlx4_core',
-      numaNode: 0,
-    },
-    nodeGuid: 'e41d:2d03:0060:7a10',
-    fwVer: '2.42.5000',
-    ports: [{ rate: '56 Gb/sec (4X FDR)' }, { rate: '56 Gb/sec (4X FDR)' }],
-    uverbs: 0,
-    umad: [0, 1],
-    netdevs: ['ib0', 'ib1'],
-  });
-  node.addDevNode('/dev/infiniband/rdma_cm', 10, 58);
+  addRdmaCore(node);
+  addRdmaDevice(node, CONNECTX3);
 
   addSampleMachine(createUsbFixture(node));
 

@@ -79,6 +79,32 @@ export function setPortState(
   fixture.write(`class/infiniband/${ibdev}/ports/${port}/phys_state`, `${physState}\n`);
 }
 
+/** A ConnectX-3 (mlx4_0, 0000:3b:00.0) with two InfiniBand ports on NUMA node 0, netdevs ib0 and ib1. */
+export const CONNECTX3: RdmaDeviceSpec = {
+  name: 'mlx4_0',
+  pci: {
+    address: '0000:3b:00.0',
+    vendor: '0x15b3',
+    device: '0x1007',
+    class: '0x020700',
+    driver: 'mlx4_core',
+    numaNode: 0,
+  },
+  nodeGuid: 'e41d:2d03:0060:7a10',
+  fwVer: '2.42.5000',
+  ports: [{ rate: '56 Gb/sec (4X FDR)' }, { rate: '56 Gb/sec (4X FDR)' }],
+  uverbs: 0,
+  umad: [0, 1],
+  netdevs: ['ib0', 'ib1'],
+};
+
+/** What every RDMA host has besides its devices: the classes' ABI versions and /dev/infiniband/rdma_cm. */
+export function addRdmaCore(fixture: SysfsFixture): void {
+  fixture.write('class/infiniband_verbs/abi_version', '6\n');
+  fixture.write('class/infiniband_mad/abi_version', '5\n');
+  fixture.addDevNode('/dev/infiniband/rdma_cm', 10, 58);
+}
+
 /**
  * A two-socket host with: a ConnectX-3 (mlx4_0) with two InfiniBand ports on node 0; a ConnectX-5 RoCE
  * function (mlx5_0) on node 1; an Omni-Path HFI (hfi1_0, with /dev/hfi1_0) on node 0; an Intel E810 (irdma0,
@@ -88,25 +114,8 @@ export function createRdmaMachine(): SysfsFixture {
   const fixture = createSysfsFixture();
   fixture.addNumaNode({ id: 0, cpus: '0-15', distances: [10, 21] });
   fixture.addNumaNode({ id: 1, cpus: '16-31', distances: [21, 10] });
-  fixture.write('class/infiniband_verbs/abi_version', '6\n');
-  fixture.write('class/infiniband_mad/abi_version', '5\n');
-  addRdmaDevice(fixture, {
-    name: 'mlx4_0',
-    pci: {
-      address: '0000:3b:00.0',
-      vendor: '0x15b3',
-      device: '0x1007',
-      class: '0x020700',
-      driver: 'mlx4_core',
-      numaNode: 0,
-    },
-    nodeGuid: 'e41d:2d03:0060:7a10',
-    fwVer: '2.42.5000',
-    ports: [{ rate: '56 Gb/sec (4X FDR)' }, { rate: '56 Gb/sec (4X FDR)' }],
-    uverbs: 0,
-    umad: [0, 1],
-    netdevs: ['ib0', 'ib1'],
-  });
+  addRdmaCore(fixture);
+  addRdmaDevice(fixture, CONNECTX3);
   addRdmaDevice(fixture, {
     name: 'mlx5_0',
     pci: {
@@ -171,7 +180,6 @@ export function createRdmaMachine(): SysfsFixture {
     ports: [{ linkLayer: 'Ethernet', rate: '25 Gb/sec (1X EDR)' }],
     netdevs: ['ens2f0'],
   });
-  fixture.addDevNode('/dev/infiniband/rdma_cm', 10, 58);
   return fixture;
 }
 
