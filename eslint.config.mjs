@@ -1,12 +1,15 @@
 // One flat ESLint config for the whole workspace. Module boundaries are enforced by tag:
+//   type:base     clock, backoff, probe server, logger -> nothing
 //   type:api      the generated kubelet APIs           -> nothing
-//   type:util     topology (sysfs, NUMA, PCIe)         -> api
-//   type:core     the plugin lifecycle                 -> api, util
-//   type:testing  kubelet-sim (tests core, so no core) -> api
-//   type:app      standalone agents (monitor)          -> api, util
-//   type:plugin   one per device family (+ scope:<d>)  -> core, api, util; tests/benchmarks also testing
+//   type:util     topology (sysfs, NUMA, PCIe, host)   -> api
+//   type:core     lifecycle and plugin runtime         -> base, api, util
+//   type:testing  kubelet-sim (tests core, so no core) -> base, api
+//   type:app      standalone agents (monitor)          -> base, api, util
+//   type:plugin   one per device family (+ scope:<d>)  -> core, base, api, util; tests/benchmarks also testing
+//   type:bundle   kdp-device-plugins (hosts plugins)   -> plugin, core, base, api, util
 //   type:tool     tools/: may use anything; nothing may import it
-// No plugin can import another plugin: plugins are not among what type:plugin may depend on.
+// No plugin can import another plugin: plugins are not among what type:plugin may depend on; only the
+// bundle may depend on plugins, and nothing depends on the bundle.
 import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 
@@ -16,15 +19,30 @@ const boundaries = (extra) => [
     enforceBuildableLibDependency: false,
     allow: [],
     depConstraints: [
+      { sourceTag: 'type:base', onlyDependOnLibsWithTags: [] },
       { sourceTag: 'type:api', onlyDependOnLibsWithTags: [] },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:api'] },
-      { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
-      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:api'] },
-      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:api', 'type:util', ...extra] },
-      { sourceTag: 'type:demo', onlyDependOnLibsWithTags: ['type:testing', 'type:api', 'type:util'] },
+      { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:base', 'type:api', 'type:util', ...extra] },
+      { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:base', 'type:api'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:base', 'type:api', 'type:util', ...extra] },
+      {
+        sourceTag: 'type:demo',
+        onlyDependOnLibsWithTags: ['type:testing', 'type:plugin', 'type:base', 'type:api', 'type:util'],
+      },
       {
         sourceTag: 'type:plugin',
-        onlyDependOnLibsWithTags: ['type:core', 'type:api', 'type:util', ...extra],
+        onlyDependOnLibsWithTags: ['type:core', 'type:base', 'type:api', 'type:util', ...extra],
+      },
+      {
+        sourceTag: 'type:bundle',
+        onlyDependOnLibsWithTags: [
+          'type:plugin',
+          'type:core',
+          'type:base',
+          'type:api',
+          'type:util',
+          ...extra,
+        ],
       },
       { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['*'] },
       { sourceTag: '*', notDependOnLibsWithTags: ['type:tool'] },

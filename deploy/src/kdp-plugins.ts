@@ -1,54 +1,67 @@
-/** One kdp plugin as deployed: its folder names, binary, metrics port and the config file its ConfigMap holds. */
-export interface DeployedPlugin {
-  /** The short name: deploy/<name>, deploy/plugins/<name>, packages/plugin-<name>. */
-  readonly name: 'gpu' | 'sriov' | 'infiniband' | 'usb' | 'fpga';
-  /** The DaemonSet, container and binary name. */
-  readonly binary: string;
-  /** The port of --metrics-address (/metrics, /healthz, /readyz), distinct per plugin. */
-  readonly metricsPort: number;
-  /** The key of the example ConfigMap, mounted as a directory at configDir. */
-  readonly configKey: string;
-  readonly configDir: string;
+/** One ConfigMap a plugin DaemonSet mounts as a directory, and the flag that names the file in it. */
+export interface DeployedConfig {
+  /** The ConfigMap's name. */
+  readonly configMap: string;
+  /** The key of the example configuration in it. */
+  readonly key: string;
+  /** Where it is mounted (a directory: the plugin sees the kubelet swap `..data` and reloads). */
+  readonly dir: string;
+  /** The flag that names the file: `--config`, or `--<plugin>-config` in the all-in-one. */
+  readonly flag: string;
 }
 
-/** The five plugins and the ports documented in deploy/README.md. */
-export const deployedPlugins: readonly DeployedPlugin[] = [
-  {
-    name: 'gpu',
-    binary: 'gpu-device-plugin',
-    metricsPort: 9401,
-    configKey: 'config.yaml',
-    configDir: '/etc/kdp/gpu',
-  },
-  {
-    name: 'sriov',
-    binary: 'sriov-device-plugin',
-    metricsPort: 9402,
-    configKey: 'config.json',
-    configDir: '/etc/pcidp',
-  },
-  {
-    name: 'infiniband',
-    binary: 'infiniband-device-plugin',
-    metricsPort: 9403,
-    configKey: 'config.yaml',
-    configDir: '/etc/kdp/infiniband',
-  },
-  {
-    name: 'usb',
-    binary: 'usb-device-plugin',
-    metricsPort: 9404,
-    configKey: 'config.yaml',
-    configDir: '/etc/kdp/usb',
-  },
-  {
-    name: 'fpga',
-    binary: 'fpga-device-plugin',
-    metricsPort: 9405,
-    configKey: 'config.yaml',
-    configDir: '/etc/kdp/fpga',
-  },
+/** One kdp plugin DaemonSet: its folder names, binary, package, metrics port, configurations and memory. */
+export interface DeployedPlugin {
+  /** The short name: deploy/<name>, deploy/plugins/<name>. */
+  readonly name: 'gpu' | 'sriov' | 'infiniband' | 'usb' | 'fpga' | 'device-plugins';
+  /** The DaemonSet, container, binary and image name. */
+  readonly binary: string;
+  /** The package folder under packages/. */
+  readonly packageDir: string;
+  /** The port of --metrics-address (/metrics, /healthz, /readyz), distinct per DaemonSet. */
+  readonly metricsPort: number;
+  readonly configs: readonly DeployedConfig[];
+  /** The container's memory request and limit. */
+  readonly memory: { readonly request: string; readonly limit: string };
+}
+
+const single = (
+  name: DeployedPlugin['name'],
+  metricsPort: number,
+  key: string,
+  dir: string,
+): DeployedPlugin => ({
+  name,
+  binary: `${name}-device-plugin`,
+  packageDir: `plugin-${name}`,
+  metricsPort,
+  configs: [{ configMap: `${name}-device-plugin-config`, key, dir, flag: '--config' }],
+  memory: { request: '64Mi', limit: '128Mi' },
+});
+
+/** The five plugins, each in its own DaemonSet, with the ports documented in deploy/README.md. */
+export const singlePlugins: readonly DeployedPlugin[] = [
+  single('gpu', 9401, 'config.yaml', '/etc/kdp/gpu'),
+  single('sriov', 9402, 'config.json', '/etc/pcidp'),
+  single('infiniband', 9403, 'config.yaml', '/etc/kdp/infiniband'),
+  single('usb', 9404, 'config.yaml', '/etc/kdp/usb'),
+  single('fpga', 9405, 'config.yaml', '/etc/kdp/fpga'),
 ];
+
+/** All five in one process (kdp-device-plugins): the same ConfigMaps, mounted where the single ones are. */
+export const allInOne: DeployedPlugin = {
+  name: 'device-plugins',
+  binary: 'kdp-device-plugins',
+  packageDir: 'device-plugins',
+  metricsPort: 9400,
+  configs: singlePlugins.flatMap((plugin) =>
+    plugin.configs.map((config) => ({ ...config, flag: `--${plugin.name}-config` })),
+  ),
+  memory: { request: '128Mi', limit: '256Mi' },
+};
+
+/** Every plugin DaemonSet kdp ships. */
+export const deployedPlugins: readonly DeployedPlugin[] = [...singlePlugins, allInOne];
 
 /** Every kustomization directory under deploy/ that must build (relative to deploy/). */
 export const kustomizations: readonly string[] = [

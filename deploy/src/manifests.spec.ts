@@ -105,9 +105,9 @@ describe('the namespace and the service account', () => {
 });
 
 describe('images', () => {
-  it.each(deployedPlugins)("$binary's image tag is its package's version", ({ name, binary }) => {
+  it.each(deployedPlugins)("$binary's image tag is its package's version", ({ packageDir, binary }) => {
     const { version } = JSON.parse(
-      readFileSync(join(repoRoot, 'packages', `plugin-${name}`, 'package.json'), 'utf8'),
+      readFileSync(join(repoRoot, 'packages', packageDir, 'package.json'), 'utf8'),
     ) as {
       version: string;
     };

@@ -4,7 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { deployDir, repoRoot } from './deploy-dir';
-import { deployedPlugins, type DeployedPlugin } from './kdp-plugins';
+import {
+  allInOne,
+  deployedPlugins,
+  singlePlugins,
+  type DeployedConfig,
+  type DeployedPlugin,
+} from './kdp-plugins';
 import type { KubeObject } from './kube-object';
 import { renderKustomization } from './render-kustomization';
 
@@ -34,12 +40,10 @@ function run(bundle: string, args: string[]): Promise<Run> {
   });
 }
 
-function configOf(objects: KubeObject[], plugin: DeployedPlugin): string {
-  const configMap = objects.find(
-    (o) => o.kind === 'ConfigMap' && o.metadata.name === `${plugin.binary}-config`,
-  );
-  const text = (configMap?.['data'] as Record<string, string> | undefined)?.[plugin.configKey];
-  if (text === undefined) throw new Error(`no ${plugin.configKey} in ${plugin.binary}-config`);
+function configOf(objects: KubeObject[], config: DeployedConfig): string {
+  const configMap = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === config.configMap);
+  const text = (configMap?.['data'] as Record<string, string> | undefined)?.[config.key];
+  if (text === undefined) throw new Error(`no ${config.key} in ${config.configMap}`);
   return text;
 }
 
@@ -78,7 +82,7 @@ beforeAll(() => {
   for (const plugin of deployedPlugins) {
     const outfile = join(work, `${plugin.name}.js`);
     buildSync({
-      entryPoints: [join(repoRoot, 'packages', `plugin-${plugin.name}`, 'src', 'main.ts')],
+      entryPoints: [join(repoRoot, 'packages', plugin.packageDir, 'src', 'main.ts')],
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -96,57 +100,79 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const cases = [
   ...deployedPlugins.map((plugin) => ({ build: plugin.name, plugin })),
-  { build: 'overlays/gpu-cdi', plugin: deployedPlugins[0] as DeployedPlugin },
+  { build: 'overlays/gpu-cdi', plugin: singlePlugins[0] as DeployedPlugin },
 ];
+
+/** The discover flags that hand each of a plugin's example configurations (written under `root`) to its flag. */
+function configFlags(
+  plugin: DeployedPlugin,
+  objects: KubeObject[],
+  root: string,
+  mutate?: DeployedConfig,
+): string[] {
+  return plugin.configs.map((config) => {
+    const file = join(root, `${plugin.configs.length > 1 ? config.configMap : ''}${config.key}`);
+    writeFileSync(
+      file,
+      config === mutate ? broken(config, configOf(objects, config)) : configOf(objects, config),
+    );
+    return `${config.flag}=${file}`;
+  });
+}
+
+/** A configuration the plugin must refuse. JSON: a list turned into a number; YAML: an unknown key of no use. */
+function broken(config: DeployedConfig, text: string): string {
+  return config.key.endsWith('.json')
+    ? text.replace('"resourceList": [', '"resourceList": 7, "x": [')
+    : `${text}\nresourceList: 7\nnoSuchKey: [\n`;
+}
 
 describe.each(cases)('deploy/$build: the plugin accepts what the manifests give it', ({ build, plugin }) => {
   const objects = renderKustomization(join(deployDir, build));
 
-  it(`the example ConfigMap validates with ${plugin.binary} (exit 0, no unknown key)`, async () => {
+  it(`the example ConfigMaps validate with ${plugin.binary} (exit 0, no unknown key)`, async () => {
     const root = mkdtempSync(join(work, `${plugin.name}-`));
     for (const dir of ['sys', 'dev', 'proc']) mkdirSync(join(root, dir));
-    const file = join(root, plugin.configKey);
-    writeFileSync(file, configOf(objects, plugin));
     const result = await run(bundles.get(plugin.name) as string, [
       'discover',
       '--output=json',
-      `--config=${file}`,
+      ...configFlags(plugin, objects, root),
       `--sysfs-root=${join(root, 'sys')}`,
       `--dev-root=${join(root, 'dev')}`,
       `--proc-root=${join(root, 'proc')}`,
     ]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const report = JSON.parse(result.stdout) as { warnings: string[] };
-    expect(report.warnings.filter((warning) => warning.includes(file))).toEqual([]);
+    const files = plugin.configs.map((config) =>
+      join(root, `${plugin.configs.length > 1 ? config.configMap : ''}${config.key}`),
+    );
+    expect(report.warnings.filter((warning) => files.some((file) => warning.includes(file)))).toEqual([]);
   }, 60_000);
 
-  it(`a broken copy of it is refused (exit 2), so the check above is real`, async () => {
-    const root = mkdtempSync(join(work, `${plugin.name}-bad-`));
-    const file = join(root, plugin.configKey);
-    const text = configOf(objects, plugin);
-    // JSON: a list turned into a number; YAML: a poll interval that is no number (or a duplicate key).
-    writeFileSync(
-      file,
-      plugin.configKey.endsWith('.json')
-        ? text.replace('"resourceList": [', '"resourceList": 7, "x": [')
-        : `${text}\npollIntervalMs: fast\n`,
-    );
-    const result = await run(bundles.get(plugin.name) as string, [
-      'discover',
-      `--config=${file}`,
-      `--sysfs-root=${root}`,
-      `--dev-root=${root}`,
-    ]);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(file);
-  }, 60_000);
+  it.each(plugin.configs.map((config) => [config.configMap, config] as const))(
+    'a broken copy of %s is refused (exit 2), so the check above is real',
+    async (_name, config) => {
+      const root = mkdtempSync(join(work, `${plugin.name}-bad-`));
+      const result = await run(bundles.get(plugin.name) as string, [
+        'discover',
+        ...configFlags(plugin, objects, root, config),
+        `--sysfs-root=${root}`,
+        `--dev-root=${root}`,
+        `--proc-root=${root}`,
+      ]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(root);
+    },
+    60_000,
+  );
 
   it(`the DaemonSet's flags are ${plugin.binary}'s own (run as discover with the mounts under a temp dir)`, async () => {
     const root = mkdtempSync(join(work, `${plugin.name}-ds-`));
     const { args, volumeMounts } = containerOf(objects, plugin);
     const mountPaths = volumeMounts.map((mount) => mount.mountPath);
     for (const path of mountPaths) mkdirSync(join(root, path), { recursive: true });
-    writeFileSync(join(root, plugin.configDir, plugin.configKey), configOf(objects, plugin));
+    for (const config of plugin.configs)
+      writeFileSync(join(root, config.dir, config.key), configOf(objects, config));
     const result = await run(bundles.get(plugin.name) as string, localArgs(args, mountPaths, root));
     expect({
       code: result.code,
@@ -157,4 +183,10 @@ describe.each(cases)('deploy/$build: the plugin accepts what the manifests give 
     });
     expect(JSON.parse(result.stdout)).toHaveProperty('resources');
   }, 60_000);
+});
+
+it("the all-in-one mounts exactly the single plugins' ConfigMaps", () => {
+  expect(allInOne.configs.map((config) => config.configMap)).toEqual(
+    singlePlugins.map((plugin) => plugin.configs[0]?.configMap),
+  );
 });

@@ -1,3 +1,4 @@
+import { deployedPlugins, type DeployedPlugin } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
 
 /** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
@@ -54,9 +55,14 @@ function containers(daemonSet: KubeObject): Container[] {
   return podSpec(daemonSet).containers;
 }
 
-/** The short plugin name of a kdp plugin DaemonSet (`gpu-device-plugin` → `gpu`). */
+/** The short plugin name of a kdp plugin DaemonSet (`gpu-device-plugin` → `gpu`, `kdp-device-plugins` → `device-plugins`). */
 export function pluginOf(daemonSet: KubeObject): string {
-  return daemonSet.metadata.name.replace(/-device-plugin$/, '');
+  return deployedOf(daemonSet)?.name ?? daemonSet.metadata.name;
+}
+
+/** The plugin a DaemonSet runs, by its name. */
+function deployedOf(daemonSet: KubeObject): DeployedPlugin | undefined {
+  return deployedPlugins.find((plugin) => plugin.binary === daemonSet.metadata.name);
 }
 
 /** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
@@ -188,13 +194,14 @@ export const profileRules: readonly ProfileRule[] = [
         : ['automountServiceAccountToken must be false'],
   },
   {
-    name: 'memory request 64Mi, limit 128Mi; CPU request at most 20m',
-    check: each((c) => {
+    name: 'memory request and limit as measured for the plugin (64Mi/128Mi, the all-in-one 128Mi/256Mi); CPU request at most 20m',
+    check: each((c, ds) => {
       const problems: string[] = [];
-      if (memoryBytes(c.resources?.requests?.['memory']) !== 64 * 2 ** 20)
-        problems.push('requests.memory must be 64Mi');
-      if (memoryBytes(c.resources?.limits?.['memory']) !== 128 * 2 ** 20)
-        problems.push('limits.memory must be 128Mi');
+      const memory = deployedOf(ds)?.memory ?? { request: '64Mi', limit: '128Mi' };
+      if (memoryBytes(c.resources?.requests?.['memory']) !== memoryBytes(memory.request))
+        problems.push(`requests.memory must be ${memory.request}`);
+      if (memoryBytes(c.resources?.limits?.['memory']) !== memoryBytes(memory.limit))
+        problems.push(`limits.memory must be ${memory.limit}`);
       const cpu = cpuMillis(c.resources?.requests?.['cpu']);
       if (!(cpu > 0 && cpu <= 20)) problems.push('requests.cpu must be set and at most 20m');
       return problems;
@@ -209,7 +216,7 @@ export const profileRules: readonly ProfileRule[] = [
       if (!c.ports?.some((p) => p.name === 'metrics' && p.containerPort === port)) {
         problems.push(`no container port "metrics" ${port}`);
       }
-      const expected = { gpu: 9401, sriov: 9402, infiniband: 9403, usb: 9404, fpga: 9405 }[pluginOf(ds)];
+      const expected = deployedOf(ds)?.metricsPort;
       if (port !== expected)
         problems.push(`metrics port ${port} is not the plugin's documented port ${String(expected)}`);
       return problems;
@@ -307,28 +314,35 @@ export const profileRules: readonly ProfileRule[] = [
     },
   },
   {
-    name: 'the ConfigMap is mounted as a directory (no subPath) and passed to --config',
+    name: 'each ConfigMap is mounted as a directory (no subPath) and passed to its --config flag',
     check: each((c, ds) => {
-      const configVolume = (podSpec(ds).volumes ?? []).find((volume) => volume.configMap !== undefined);
-      if (configVolume === undefined) return ['no ConfigMap volume'];
-      const mount = c.volumeMounts?.find((candidate) => candidate.name === configVolume.name);
-      if (mount === undefined) return ['the ConfigMap volume is not mounted'];
-      const problems: string[] = [];
-      if (mount.subPath !== undefined)
-        problems.push('the ConfigMap is mounted with subPath (no reload on change)');
-      if (!(argValue(c, '--config') ?? '').startsWith(`${mount.mountPath}/`)) {
-        problems.push(`--config does not point into ${mount.mountPath}`);
+      const configs = deployedOf(ds)?.configs ?? [];
+      const problems: string[] = configs.length === 0 ? ['not a known kdp plugin DaemonSet'] : [];
+      for (const config of configs) {
+        const volume = (podSpec(ds).volumes ?? []).find(
+          (candidate) => candidate.configMap?.name === config.configMap,
+        );
+        const mount = c.volumeMounts?.find((candidate) => candidate.name === volume?.name);
+        if (volume === undefined || mount === undefined) {
+          problems.push(`ConfigMap ${config.configMap} is not mounted`);
+          continue;
+        }
+        if (mount.subPath !== undefined)
+          problems.push(`ConfigMap ${config.configMap} is mounted with subPath (no reload on change)`);
+        if (!(argValue(c, config.flag) ?? '').startsWith(`${mount.mountPath}/`)) {
+          problems.push(`${config.flag} does not point into ${mount.mountPath}`);
+        }
       }
       return problems;
     }),
   },
   {
-    name: 'image ghcr.io/kdp-dev/<plugin>-device-plugin with a tag',
+    name: 'image ghcr.io/kdp-dev/<binary> with a tag',
     check: each((c, ds) => {
       const image = String(c['image']);
-      return new RegExp(`^ghcr\\.io/kdp-dev/${pluginOf(ds)}-device-plugin:[\\w.-]+$`).test(image)
+      return new RegExp(`^ghcr\\.io/kdp-dev/${ds.metadata.name}:[\\w.-]+$`).test(image)
         ? []
-        : [`image ${image} is not ghcr.io/kdp-dev/${pluginOf(ds)}-device-plugin:<version>`];
+        : [`image ${image} is not ghcr.io/kdp-dev/${ds.metadata.name}:<version>`];
     }),
   },
 ];

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { deployDir } from './deploy-dir';
-import { deployedPlugins, kustomizations } from './kdp-plugins';
+import { allInOne, deployedPlugins, kustomizations, singlePlugins } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
 import { cpuMillis, memoryBytes, pluginOf, profileRules } from './profile-rules';
 import { renderKustomization } from './render-kustomization';
@@ -22,12 +22,16 @@ const pod = (ds: KubeObject): Mapping => (ds['spec'] as Mapping)['template']['sp
 const container = (ds: KubeObject): Mapping => pod(ds)['containers'][0];
 
 describe('the least-privilege profile of every plugin DaemonSet', () => {
-  it('covers every plugin in its own build, in deploy/all and in the overlays', () => {
-    for (const plugin of deployedPlugins) {
+  it('covers every plugin in its own build, in deploy/all and in the overlays, and the all-in-one alone', () => {
+    for (const plugin of singlePlugins) {
       expect(daemonSets.filter((d) => d.plugin === plugin.name).map((d) => d.dir)).toEqual(
         expect.arrayContaining([plugin.name, `plugins/${plugin.name}`, 'all', 'overlays/all-metrics']),
       );
     }
+    expect(daemonSets.filter((d) => d.plugin === allInOne.name).map((d) => d.dir)).toEqual([
+      allInOne.name,
+      `plugins/${allInOne.name}`,
+    ]);
     expect(daemonSets.some((d) => d.dir === 'overlays/gpu-cdi')).toBe(true);
   });
 
@@ -66,7 +70,7 @@ const mutations: Record<string, (ds: KubeObject) => void> = {
     (container(ds)['securityContext']['seccompProfile'] = { type: 'Unconfined' }),
   priorityClassName: (ds) => delete pod(ds)['priorityClassName'],
   'no service-account token': (ds) => (pod(ds)['automountServiceAccountToken'] = true),
-  'memory request 64Mi': (ds) => (container(ds)['resources']['requests']['cpu'] = '100m'),
+  'memory request and limit': (ds) => (container(ds)['resources']['requests']['cpu'] = '100m'),
   'metrics always on': (ds) => {
     // Another plugin's port, consistently: only the distinct-port rule notices.
     container(ds)['args'] = (container(ds)['args'] as string[]).map((a) => a.replace(':9401', ':9402'));
@@ -85,7 +89,7 @@ const mutations: Record<string, (ds: KubeObject) => void> = {
     ].push({
       matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'Exists' }],
     }),
-  'the ConfigMap is mounted as a directory': (ds) =>
+  'each ConfigMap is mounted as a directory': (ds) =>
     (container(ds)['volumeMounts'] as Mapping[])
       .filter((m) => m['name'] === 'config')
       .forEach((m) => (m['subPath'] = 'config.yaml')),

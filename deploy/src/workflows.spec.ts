@@ -42,9 +42,9 @@ function targetsOf(project: string): Set<string> {
   return targets;
 }
 
-/** What the matrix runs over: every deployed plugin, and the device monitor (deploy/monitor runs its image). */
+/** What the matrix runs over: every deployed plugin (the all-in-one too), and the device monitor (deploy/monitor). */
 const images = [
-  ...deployedPlugins.map((plugin) => ({ name: plugin.name, project: `@kdp/plugin-${plugin.name}` })),
+  ...deployedPlugins.map((plugin) => ({ name: plugin.name, project: `@kdp/${plugin.packageDir}` })),
   { name: 'monitor', project: '@kdp/monitor' },
 ];
 
@@ -84,7 +84,7 @@ describe('.github/workflows/plugins.yml', () => {
     expect(Object.keys(plugins.on)).toEqual(expect.arrayContaining(['push', 'pull_request']));
   });
 
-  it('has one matrix job per affected image, and the list covers exactly the five plugins and the monitor', async () => {
+  it('has one matrix job per affected image, and the list covers exactly the five plugins, kdp-device-plugins and the monitor', async () => {
     for (const name of ['plugin', 'push']) {
       expect(plugins.jobs[name]?.strategy?.matrix?.['image']).toBe(
         '${{ fromJSON(needs.affected.outputs.images) }}',
@@ -93,11 +93,19 @@ describe('.github/workflows/plugins.yml', () => {
     expect(JSON.parse((await affected(['--all'], '')).stdout)).toEqual(images);
     const some = await affected(
       [],
-      JSON.stringify(['@kdp/core', '@kdp/plugin-usb', 'deploy', '@kdp/monitor', '@kdp/plugin-gpu']),
+      JSON.stringify([
+        '@kdp/core',
+        '@kdp/plugin-usb',
+        'deploy',
+        '@kdp/monitor',
+        '@kdp/device-plugins',
+        '@kdp/plugin-gpu',
+      ]),
     );
     expect(JSON.parse(some.stdout)).toEqual([
       { name: 'gpu', project: '@kdp/plugin-gpu' },
       { name: 'usb', project: '@kdp/plugin-usb' },
+      { name: 'device-plugins', project: '@kdp/device-plugins' },
       { name: 'monitor', project: '@kdp/monitor' },
     ]);
     expect(JSON.parse((await affected([], '[]')).stdout)).toEqual([]);

@@ -2,7 +2,7 @@
 // Builds one OCI image per plugin, daemonless: deterministic layer tars written here, assembled with umoci,
 // converted (oci-archive) and optionally pushed with skopeo. Same inputs give the same digests.
 //
-//   node tools/image/build-images.mjs [gpu sriov infiniband usb fpga] [--arch amd64,arm64]
+//   node tools/image/build-images.mjs [gpu sriov infiniband usb fpga device-plugins monitor] [--arch amd64,arm64]
 //                                     [--push docker://REGISTRY/PREFIX [--tag TAG]] [--out dist/images]
 //
 // --push sends the amd64+arm64 index to PREFIX/<binary>:TAG (TAG defaults to the plugin's package version; CI

@@ -6,21 +6,21 @@
 //
 // Entry points come from each package.json `exports` map (its `@kdp/source` condition names the source
 // file), so a new subpath export gets a report without touching this script. The declarations are emitted
-// by one tsc run over all four libraries into a temp folder: each library resolves the others to their
+// by one tsc run over all five libraries into a temp folder: each library resolves the others to their
 // sources (the workspace `@kdp/source` condition), so nothing needs to be built first; API Extractor then
 // maps `@kdp/*` imports to those temp declarations.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
 
-/** The libraries published to npm (plugins, the monitor and the demo are applications, not APIs). */
-export const LIBRARIES = ['api', 'core', 'topology', 'kubelet-sim'];
+/** The libraries published to npm (plugins, kdp-device-plugins, the monitor and the demo are applications). */
+export const LIBRARIES = ['api', 'base', 'core', 'topology', 'kubelet-sim'];
 
 /** The report file base name of one entry point: `core` for `.`, `kubelet-sim-testing` for `./testing`. */
 function reportName(pkg, subpath) {
@@ -157,11 +157,17 @@ function extract(Extractor, ExtractorConfig, entry, dts, reportFolder, tempFolde
   return problems;
 }
 
-/** Rewrites a report the way `nx format` would, so the committed reports pass the format check as they are. */
-async function formatReport(file) {
+/**
+ * Rewrites a report the way `nx format` would, so the committed reports pass the format check as they are. The
+ * closing "Warnings were encountered" list names the emitted declarations by absolute path, inside the temp
+ * folder `work`: those become relative to it (`dts/core/src/…d.ts:line:column`), so a report never changes with
+ * the folder's random name or the checkout's location.
+ */
+async function formatReport(file, work) {
   const prettier = await import('prettier');
   const options = (await prettier.resolveConfig(join(root, 'package.json'))) ?? {};
-  writeFileSync(file, await prettier.format(readFileSync(file, 'utf8'), { ...options, filepath: file }));
+  const text = readFileSync(file, 'utf8').replaceAll(`${work}${sep}`, '');
+  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
 }
 
 /** Writes every report into `out` (default: each package's api-report/); returns the files written. */
@@ -185,7 +191,7 @@ export async function writeApiReports(out) {
         ...extract(Extractor, ExtractorConfig, entry, join(work, 'dts'), reportFolder, join(work, 'temp')),
       );
       const report = join(reportFolder, `${entry.name}.api.md`);
-      await formatReport(report);
+      await formatReport(report, work);
       written.push(report);
     }
     if (problems.length > 0) {

@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LIBRARIES, libraryEntryPoints } from './library-entry-points';
@@ -47,6 +55,28 @@ describe('API reference (TypeDoc)', () => {
     },
     LONG,
   );
+
+  it('covers every published library: the packages with typed entry points, all in the root typedoc.json', () => {
+    // A library is a published package whose exports map names declarations (`types`); the binaries' packages
+    // (plugins, monitor, kdp-device-plugins) export only their workspace sources and package.json.
+    const published = readdirSync(join(workspaceRoot, 'packages')).filter((dir) => {
+      const file = join(workspaceRoot, 'packages', dir, 'package.json');
+      if (!existsSync(file)) return false;
+      const manifest = JSON.parse(readFileSync(file, 'utf8')) as {
+        private?: boolean;
+        exports?: Record<string, unknown>;
+      };
+      const typed = Object.values(manifest.exports ?? {}).some(
+        (target) => typeof target === 'object' && target !== null && 'types' in target,
+      );
+      return manifest.private !== true && typed;
+    });
+    expect(published.sort()).toEqual([...LIBRARIES].sort());
+    const root = JSON.parse(readFileSync(join(workspaceRoot, 'typedoc.json'), 'utf8')) as {
+      entryPoints: string[];
+    };
+    expect([...root.entryPoints].sort()).toEqual(LIBRARIES.map((pkg) => `packages/${pkg}`).sort());
+  });
 
   it('documents exactly the entry points each library exports (per-package typedoc.json)', () => {
     for (const pkg of LIBRARIES) {

@@ -5,7 +5,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { createServer } from 'node:net';
 import { createKubeletSim, runConformance } from '@kdp/kubelet-sim';
-import { loadNodeFixtures, type NodeFixtureBuilder } from './node-fixtures';
+import { buildMultiPluginNode, buildNodeFixture, type NodeFixture } from './node-fixtures';
 import { missingPrerequisites } from './prerequisites';
 import { createRuncContainer, runInContainer, type RuncContainer } from './runc-container';
 
@@ -82,6 +82,8 @@ const addons: Record<string, string[]> = {
   infiniband: [],
   usb: ['node-gyp-build', 'usb'],
   fpga: [],
+  // The all-in-one binary: the union of gpu's and usb's.
+  'device-plugins': ['@koromix/koffi-linux-x64', 'koffi', 'node-gyp-build', 'usb'],
   monitor: [],
 };
 
@@ -101,81 +103,124 @@ const describeImages = unmet === undefined || process.env['CI'] !== undefined ? 
 describeImages('plugin images under runc', () => {
   let work: string;
   let images: Map<string, ImageSummary>;
-  let fixtures: { build: NodeFixtureBuilder; remove(): void };
   const memory = new Map<string, { registered: number; peak: number; anon: number }>();
 
   beforeAll(async () => {
     if (unmet !== undefined) throw new Error(`e2e-images cannot run in CI: ${unmet}`);
     work = mkdtempSync(join(tmpdir(), 'kdp-e2ei-'));
-    fixtures = loadNodeFixtures();
-    images = await buildImages(join(work, 'images'), [...plugins, 'monitor'], 'amd64');
+    images = await buildImages(join(work, 'images'), [...plugins, 'device-plugins', 'monitor'], 'amd64');
   }, 600_000);
 
   afterAll(() => {
-    fixtures?.remove();
     if (work !== undefined) rmSync(work, { recursive: true, force: true });
     if (memory.size > 0) {
       const mib = (kib: number): string => `${(kib / 1024).toFixed(1)} MiB`.padStart(10);
       const lines = [...memory].map(
-        ([plugin, m]) => `${plugin.padEnd(10)} ${mib(m.registered)} ${mib(m.peak)} ${mib(m.anon)}`,
+        ([plugin, m]) => `${plugin.padEnd(14)} ${mib(m.registered)} ${mib(m.peak)} ${mib(m.anon)}`,
       );
-      console.log(`container  VmRSS@reg  VmRSS peak  RssAnon peak (conformance run)\n${lines.join('\n')}`);
+      console.log(
+        `container      VmRSS@reg  VmRSS peak  RssAnon peak (conformance run)\n${lines.join('\n')}`,
+      );
     }
   });
+
+  /**
+   * Runs `fixture`'s node in a hardened container of `name`'s amd64 image and requires the conformance suite to
+   * pass against its resource (SIGTERM check included); `beforeConformance` runs first, with the container up.
+   */
+  async function conformanceUnderRunc(
+    name: string,
+    fixture: NodeFixture,
+    beforeConformance?: (dir: string, container: RuncContainer) => Promise<void>,
+  ): Promise<void> {
+    const image = images.get(name);
+    expect(image?.images.map((entry) => entry.arch)).toEqual(['amd64']);
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-dp-'));
+    const bundle = join(work, `bundle-${name}`);
+    mkdirSync(bundle);
+    let container: RuncContainer | undefined;
+    try {
+      container = await createRuncContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-${name}-${process.pid}`,
+        args: ['serve', ...fixture.args, '--device-plugin-dir', dir, '--log-level', 'warn'],
+        readOnly: fixture.readOnly,
+        writable: [...fixture.writable, dir],
+      });
+      const running = container;
+      await beforeConformance?.(dir, running);
+      const seen = { registered: 0, peak: 0, anon: 0 };
+      const report = await runConformance({
+        dir,
+        resource: fixture.resource,
+        pid: running.pid,
+        restarts: 1,
+        registrationTimeoutMs: 30_000,
+        onCheck: (check) => {
+          const now = running.memoryKiB();
+          if (now === undefined) return;
+          if (check.id === 'registers') seen.registered = now.rss;
+          seen.peak = Math.max(seen.peak, now.rss);
+          seen.anon = Math.max(seen.anon, now.anon);
+        },
+      });
+      memory.set(name, seen);
+      const failed = report.checks.filter((check) => check.status === 'fail');
+      expect({ failed, log: failed.length > 0 ? running.log() : '' }).toEqual({ failed: [], log: '' });
+      expect(report).toMatchObject({ ok: true, resource: fixture.resource });
+      expect(report.checks.map((check) => check.id)).toContain('sigterm-unlinks-socket');
+      expect(await running.exited(30_000)).toBe(true);
+      // Every socket of the process is gone after SIGTERM, not only the checked resource's.
+      expect(readdirSync(dir).filter((file) => file !== 'kubelet.sock' && file.endsWith('.sock'))).toEqual(
+        [],
+      );
+      expect(seen.peak).toBeGreaterThan(0);
+    } finally {
+      await container?.remove();
+      fixture.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
 
   it.each(plugins)(
     '%s: the amd64 image passes kubelet-sim conformance under runc (read-only root, no capabilities)',
     async (plugin) => {
-      const image = images.get(plugin);
-      expect(image?.images.map((entry) => entry.arch)).toEqual(['amd64']);
-      const fixture = fixtures.build(plugin);
-      const dir = mkdtempSync(join(tmpdir(), 'kdp-dp-'));
-      const bundle = join(work, `bundle-${plugin}`);
-      mkdirSync(bundle);
-      let container: RuncContainer | undefined;
-      try {
-        container = await createRuncContainer({
-          image: `${image?.layout}:${image?.version}-amd64`,
-          bundle,
-          id: `kdp-e2e-${plugin}-${process.pid}`,
-          args: ['serve', ...fixture.args, '--device-plugin-dir', dir, '--log-level', 'warn'],
-          readOnly: fixture.readOnly,
-          writable: [...fixture.writable, dir],
-        });
-        const running = container;
-        const seen = { registered: 0, peak: 0, anon: 0 };
-        const report = await runConformance({
-          dir,
-          resource: fixture.resource,
-          pid: running.pid,
-          restarts: 1,
-          registrationTimeoutMs: 30_000,
-          onCheck: (check) => {
-            const now = running.memoryKiB();
-            if (now === undefined) return;
-            if (check.id === 'registers') seen.registered = now.rss;
-            seen.peak = Math.max(seen.peak, now.rss);
-            seen.anon = Math.max(seen.anon, now.anon);
-          },
-        });
-        memory.set(plugin, seen);
-        const failed = report.checks.filter((check) => check.status === 'fail');
-        expect({ failed, log: failed.length > 0 ? running.log() : '' }).toEqual({ failed: [], log: '' });
-        expect(report).toMatchObject({ ok: true, resource: fixture.resource });
-        expect(report.checks.map((check) => check.id)).toContain('sigterm-unlinks-socket');
-        expect(await running.exited(30_000)).toBe(true);
-        expect(readdirSync(dir).filter((name) => name !== 'kubelet.sock' && name.endsWith('.sock'))).toEqual(
-          [],
-        );
-        expect(seen.peak).toBeGreaterThan(0);
-      } finally {
-        await container?.remove();
-        fixture.remove();
-        rmSync(dir, { recursive: true, force: true });
-      }
+      await conformanceUnderRunc(plugin, buildNodeFixture(plugin));
     },
     120_000,
   );
+
+  it('device-plugins: one container serves gpu, infiniband, usb and fpga of one node (--plugins), and the GPU resource passes conformance', async () => {
+    // One bundle more in the app layer than gpu's, and still under the images' 45 MB goal.
+    expect(images.get('device-plugins')?.images[0]?.compressed).toBeLessThan(45_000_000);
+    const node = buildMultiPluginNode();
+    await conformanceUnderRunc('device-plugins', node, async (dir, running) => {
+      // A kubelet first, to see every resource of the one process register with all its devices.
+      const sim = await createKubeletSim({ dir });
+      try {
+        const healthy: Record<string, number> = {};
+        for (const [resource, count] of Object.entries(node.resources)) {
+          const state = await sim
+            .until(resource, (s) => s.healthy.length === count, 30_000)
+            .catch((error: unknown) => {
+              throw new Error(`${resource}: ${String(error)}\ncontainer log:\n${running.log()}`);
+            });
+          healthy[resource] = state.healthy.length;
+        }
+        expect(healthy).toEqual(node.resources);
+        // SR-IOV is not among --plugins: nothing else registers.
+        expect(
+          sim
+            .resources()
+            .map((state) => state.name)
+            .sort(),
+        ).toEqual(Object.keys(node.resources).sort());
+      } finally {
+        await sim.close();
+      }
+    });
+  }, 180_000);
 
   it("monitor: the device-monitor image serves kubelet-sim's pod resources as metrics under runc", async () => {
     const image = images.get('monitor');
@@ -225,7 +270,7 @@ describeImages('plugin images under runc', () => {
     }
   }, 120_000);
 
-  it.each([...plugins, 'monitor'])(
+  it.each([...plugins, 'device-plugins', 'monitor'])(
     '%s: the image holds Node, its libraries and the app, and nothing else',
     async (plugin) => {
       const image = images.get(plugin);
@@ -250,17 +295,19 @@ describeImages('plugin images under runc', () => {
   it.each([
     ['gpu', 'koffi'],
     ['usb', 'usb'],
+    ['device-plugins', 'koffi'],
+    ['device-plugins', 'usb'],
   ])(
     '%s: its native addon (%s) loads inside the image, with only the files shipped',
     async (plugin, addon) => {
       const image = images.get(plugin);
-      const bundle = join(work, `addon-${plugin}`);
+      const bundle = join(work, `addon-${plugin}-${addon}`);
       mkdirSync(bundle);
       const script = `const m = require('/app/node_modules/${addon}'); console.log(typeof m, Object.keys(m).length > 0)`;
       const result = await runInContainer({
         image: `${image?.layout}:${image?.version}-amd64`,
         bundle,
-        id: `kdp-e2e-addon-${plugin}-${process.pid}`,
+        id: `kdp-e2e-addon-${plugin}-${addon}-${process.pid}`,
         args: ['/nodejs/bin/node', '-e', script],
         readOnly: [],
         writable: [],

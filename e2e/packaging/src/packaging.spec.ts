@@ -20,7 +20,7 @@ import { checkPackageFiles, type PackedManifest } from './package-files';
 import { runCommand, type CommandResult } from './run-command';
 
 const workspace = join(__dirname, '..', '..', '..');
-const libraries = ['api', 'core', 'topology', 'kubelet-sim'] as const;
+const libraries = ['api', 'base', 'core', 'topology', 'kubelet-sim'] as const;
 type Library = (typeof libraries)[number];
 
 interface Packed {
@@ -38,6 +38,15 @@ interface Packed {
 let work: string;
 const packed = new Map<Library, Packed>();
 const tarballs = (): string[] => libraries.map((lib) => packed.get(lib)?.tarball ?? '');
+
+/** Every import specifier the packed libraries export (`@kdp/core`, `@kdp/core/plugin`, …), package.json aside. */
+function entrySpecifiers(): string[] {
+  return libraries.flatMap((lib) =>
+    Object.keys(packed.get(lib)?.manifest.exports ?? {})
+      .filter((subpath) => subpath !== './package.json')
+      .map((subpath) => (subpath === '.' ? `@kdp/${lib}` : `@kdp/${lib}/${subpath.replace(/^\.\//, '')}`)),
+  );
+}
 
 /** Runs a command, prints how long it took, and fails with its output unless it exits 0. */
 async function mustRun(what: string, command: string, args: string[], cwd: string): Promise<CommandResult> {
@@ -149,7 +158,7 @@ describe('the example plugin, installed from the tarballs in a clean directory',
       recursive: true,
       filter: (source) => !/[/\\](node_modules|dist)$/.test(source),
     });
-    // One command for all four tarballs, so @kdp/* dependencies inside them resolve to each other, never to the
+    // One command for all five tarballs, so @kdp/* dependencies inside them resolve to each other, never to the
     // registry (nothing is published yet); everything else comes from the registry.
     await mustRun('npm install (example)', 'npm', ['install', '--no-audit', '--no-fund', ...tarballs()], app);
   }, 600_000);
@@ -194,13 +203,23 @@ describe('a plain consumer of the installed tarballs', () => {
       join(consumer, 'consumer.ts'),
       [
         "import { Healthy, validateResourceName, type Device } from '@kdp/api';",
+        "import { createBackoff, systemClock, type Clock } from '@kdp/base';",
         "import { createDevicePlugin, createPollingSource, type PluginDevice } from '@kdp/core';",
+        "import { definePlugin, flag, runPlugin, type PluginDefinition } from '@kdp/core/plugin';",
+        "import { runPluginCommand } from '@kdp/core/testing';",
         "import { parseCpuList } from '@kdp/topology';",
         "import { createSysfsFixture } from '@kdp/topology/testing';",
         "import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';",
         "const devices: PluginDevice<{ path: string }>[] = [{ id: 'a', health: Healthy, payload: { path: '/a' } }];",
         'const source = createPollingSource({ scan: () => devices });',
-        "export const plugin = createDevicePlugin({ resources: [{ name: 'example.com/a', source }], handleSignals: false });",
+        "export const plugin = createDevicePlugin({ resources: [{ name: 'example.com/a', source }] });",
+        'export const clock: Clock = systemClock;',
+        'export const backoff: typeof createBackoff = createBackoff;',
+        'export const define: typeof definePlugin = definePlugin;',
+        "export const dirFlag = flag.path({ description: 'a directory', valueName: 'DIR', default: '/tmp' });",
+        'export const run: typeof runPlugin = runPlugin;',
+        'export const runCommand: typeof runPluginCommand = runPluginCommand;',
+        'export type Definition = PluginDefinition;',
         "export const valid: boolean = validateResourceName('example.com/a').valid;",
         "export const cpus: number[] | undefined = parseCpuList('0-3');",
         "export const device: Device = { ID: 'a', health: Healthy, topology: undefined };",
@@ -212,7 +231,16 @@ describe('a plain consumer of the installed tarballs', () => {
       join(consumer, 'consumer-esm.mts'),
       "import { createDevicePlugin } from '@kdp/core';\nexport const create: typeof createDevicePlugin = createDevicePlugin;\n",
     );
-    const dev = ['typescript@5.9.3', '@types/node@20.19.43'];
+    // @kdp/kubelet-sim/testing loads its optional peer esbuild (bundleEntry): a consumer of that entry installs
+    // it, at the workspace's version.
+    const rootManifest = JSON.parse(readFileSync(join(workspace, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const dev = [
+      'typescript@5.9.3',
+      '@types/node@20.19.43',
+      `esbuild@${rootManifest.devDependencies['esbuild'] ?? ''}`,
+    ];
     await mustRun(
       'npm install (consumer)',
       'npm',
@@ -222,13 +250,18 @@ describe('a plain consumer of the installed tarballs', () => {
   }, 600_000);
 
   it('require() loads every entry point from dist', async () => {
+    const ids = entrySpecifiers();
+    expect(ids).toEqual(expect.arrayContaining(['@kdp/base', '@kdp/core/plugin', '@kdp/core/testing']));
     const script = [
       "const assert = require('node:assert');",
-      "for (const id of ['@kdp/api', '@kdp/core', '@kdp/topology', '@kdp/topology/testing', '@kdp/kubelet-sim']) {",
+      `const ids = ${JSON.stringify(ids)};`,
+      'for (const id of ids) {',
       '  assert.match(require.resolve(id), /node_modules[\\\\/]@kdp[\\\\/][\\w-]+[\\\\/]dist[\\\\/]/, id);',
       '  assert.ok(Object.keys(require(id)).length > 0, id);',
       '}',
       "assert.strictEqual(typeof require('@kdp/core').createDevicePlugin, 'function');",
+      "assert.strictEqual(typeof require('@kdp/core/plugin').definePlugin, 'function');",
+      "assert.strictEqual(typeof require('@kdp/base').createLogger, 'function');",
       "assert.match(require.resolve('@kdp/kubelet-sim/testing'), /dist[\\\\/]testing[\\\\/]index\\.js$/);",
       "console.log('ok');",
     ].join('\n');
@@ -239,14 +272,15 @@ describe('a plain consumer of the installed tarballs', () => {
   it('ESM import finds the named exports of the CommonJS build', async () => {
     const script =
       "import { createDevicePlugin } from '@kdp/core'; import { createKubeletSim } from '@kdp/kubelet-sim';" +
-      'console.log(typeof createDevicePlugin, typeof createKubeletSim);';
+      "import { definePlugin } from '@kdp/core/plugin'; import { systemClock } from '@kdp/base';" +
+      'console.log(typeof createDevicePlugin, typeof createKubeletSim, typeof definePlugin, typeof systemClock.now);';
     const result = await mustRun(
       'node --input-type=module',
       process.execPath,
       ['--input-type=module', '-e', script],
       consumer,
     );
-    expect(result.output.trim()).toBe('function function');
+    expect(result.output.trim()).toBe('function function function function');
   }, 60_000);
 
   it('type-checks with plain tsc (nodenext, strict, no skipLibCheck), every @kdp import resolved to dist', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { DevicePluginClient, type AllocateRequest } from '@kdp/api';
 import { createKubeletSim } from '@kdp/kubelet-sim';
+import { bundleEntry } from '@kdp/kubelet-sim/testing';
 
 const RESOURCE = 'example.com/sample';
 const RESTARTS = 50;
@@ -46,8 +47,9 @@ async function readRss(child: ChildProcess): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const pluginBundle = process.argv[2];
-  if (pluginBundle === undefined) throw new Error('usage: bench.js <sample-plugin.js>');
+  // The sample plugin as its own process, bundled from source the way the packages' builds bundle binaries.
+  const sample = bundleEntry(join(process.cwd(), 'packages/core/src/sample-plugin.fixture.ts'));
+  const pluginBundle = sample.path;
   const tmp = mkdtempSync(join(tmpdir(), 'kb-'));
   const dir = join(tmp, 'dp');
   const sim = await createKubeletSim({ dir });
@@ -180,6 +182,7 @@ async function main(): Promise<void> {
     child?.kill('SIGTERM');
     await sim.close();
     rmSync(tmp, { recursive: true, force: true });
+    sample.remove();
   }
   const header: [string, string, string, string] = ['measure', 'p50 / value', 'p99', 'target'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));

@@ -1,4 +1,4 @@
-import { status } from '@grpc/grpc-js';
+import { Code } from './code';
 import { Healthy, type AllocateRequest, type AllocateResponse } from '@kdp/api';
 import { defaultAllocation, toContainerAllocateResponse } from './container-allocation';
 import { describeIds } from './describe-ids';
@@ -23,7 +23,7 @@ export function resolveRequestedDevices<P>(
   const where = `container request ${containerIndex} for ${resource}`;
   if (!Array.isArray(ids) || ids.length === 0) {
     throw new DevicePluginError(
-      status.INVALID_ARGUMENT,
+      Code.InvalidArgument,
       `cannot allocate ${resource}: ${where} names no devices`,
     );
   }
@@ -53,7 +53,7 @@ export function resolveRequestedDevices<P>(
     problems.push(`device${repeated.length > 1 ? 's' : ''} ${describeIds(repeated)} requested twice`);
   if (problems.length > 0) {
     throw new DevicePluginError(
-      status.INVALID_ARGUMENT,
+      Code.InvalidArgument,
       `cannot allocate ${resource}: ${problems.join('; ')} (${where}; ${devices.size} devices advertised)`,
     );
   }
@@ -75,7 +75,7 @@ export async function allocateContainers<P>(
   const requests = Array.isArray(request?.containerRequests) ? request.containerRequests : [];
   if (requests.length === 0) {
     throw new DevicePluginError(
-      status.INVALID_ARGUMENT,
+      Code.InvalidArgument,
       `cannot allocate ${resource}: the request has no container requests`,
     );
   }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createDevicePlugin } from './device-plugin';
 import { createPushSource } from './device-source';
-import { bindPluginMetrics, type LifecycleMetricsSink } from './serve-device-plugin';
+import { bindPluginMetrics, type LifecycleMetricsSink } from './bind-plugin-metrics';
 import { createTempDir } from './temp-dir.fixture';
 
 describe('bindPluginMetrics', () => {
@@ -21,7 +21,6 @@ describe('bindPluginMetrics', () => {
     };
     const plugin = createDevicePlugin({
       devicePluginDir: sim.dir,
-      handleSignals: false,
       resources: [{ name: 'example.com/x', source: createPushSource([{ id: 'a', health: 'Healthy' }]) }],
     });
     bindPluginMetrics(plugin, sink);

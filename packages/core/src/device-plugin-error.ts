@@ -1,11 +1,10 @@
-import { status } from '@grpc/grpc-js';
+import { Code } from './code';
 
-/** An error a hook throws to choose the gRPC status the kubelet receives (default INTERNAL). */
+/** An error a hook throws to choose the status the kubelet receives (default {@link Code.Internal}). */
 export class DevicePluginError extends Error {
-  /** The gRPC status code (`status.INVALID_ARGUMENT`, …). */
-  readonly code: status;
-
-  constructor(code: status, message: string, options?: { cause?: unknown }) {
+  /** The status (`Code.InvalidArgument`, …). */
+  readonly code: Code;
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'DevicePluginError';
     this.code = code;
@@ -14,14 +13,14 @@ export class DevicePluginError extends Error {
 
 /** A gRPC error object as grpc-js callbacks accept it: a message and a status code. */
 export interface GrpcErrorObject {
-  code: status;
+  code: Code;
   details: string;
   message: string;
 }
 
 const MAX_DETAILS = 1024;
 
-function isStatusCode(code: unknown): code is status {
+function isCode(code: unknown): code is Code {
   return typeof code === 'number' && Number.isInteger(code) && code > 0 && code <= 16;
 }
 
@@ -30,9 +29,9 @@ function isStatusCode(code: unknown): code is status {
  * is kept, everything else becomes INTERNAL; `context` prefixes the message so a pod event says where it came from.
  */
 export function toGrpcError(error: unknown, context: string): GrpcErrorObject {
-  const code = isStatusCode((error as { code?: unknown } | null)?.code)
-    ? (error as { code: status }).code
-    : status.INTERNAL;
+  const code = isCode((error as { code?: unknown } | null)?.code)
+    ? (error as { code: Code }).code
+    : Code.Internal;
   const raw = error instanceof Error ? error.message : String(error);
   const text = error instanceof DevicePluginError ? raw : `${context}: ${raw}`;
   const details = text.length > MAX_DETAILS ? `${text.slice(0, MAX_DETAILS)}…` : text;

@@ -36,7 +36,6 @@ describe('the device-plugin service over its socket', () => {
     sim = await createKubeletSim({ dir });
     plugin = createDevicePlugin({
       devicePluginDir: dir,
-      handleSignals: false,
       resources: [
         {
           name: GPU,

@@ -23,7 +23,6 @@ describe('createDevicePlugin against kubelet-sim', () => {
   const startPlugin = async (options: Partial<DevicePluginOptions> = {}): Promise<DevicePlugin> => {
     plugin = createDevicePlugin({
       devicePluginDir: dir,
-      handleSignals: false,
       resources: [{ name: GPU, source }],
       ...options,
     });
@@ -267,13 +266,16 @@ describe('createDevicePlugin against kubelet-sim', () => {
     expect(readdirSync(dir).filter((f) => f.startsWith('example.com_gpu'))).toEqual([]);
   });
 
-  it('shuts down on SIGTERM when signal handling is on', async () => {
+  it('shuts down when its abort signal fires, and leaves process signals alone', async () => {
     sim = await createKubeletSim({ dir });
     const registered = sim.waitFor('registered', (e) => e.resource === GPU, 20_000);
-    const p = await startPlugin({ handleSignals: true });
+    const abort = new AbortController();
+    const before = process.listenerCount('SIGTERM');
+    const p = await startPlugin({ signal: abort.signal });
     await registered;
+    expect(process.listenerCount('SIGTERM')).toBe(before);
     const socket = p.resources()[0]?.socketPath ?? '';
-    process.emit('SIGTERM', 'SIGTERM');
+    abort.abort();
     await p.stopped;
     expect(existsSync(socket)).toBe(false);
   });
@@ -282,7 +284,6 @@ describe('createDevicePlugin against kubelet-sim', () => {
     sim = await createKubeletSim({ dir });
     const p = createDevicePlugin({
       devicePluginDir: dir,
-      handleSignals: false,
       resources: [{ name: GPU, source }],
     });
     plugin = p;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { DevicePluginPath, PluginsRegistryPath, V1alphaVersion, Version } from '@kdp/api';
 import type { AllocationTransform } from './allocate-containers';
-import { createBackoff, type BackoffOptions } from './backoff';
-import { systemClock, type Clock, type TimerHandle } from './clock';
+import { createBackoff, type BackoffOptions } from '@kdp/base';
+import { systemClock, type Clock, type TimerHandle } from '@kdp/base';
 import { createDirectoryWatcher, type DirectoryWatcher } from './directory-watcher';
 import { createEventHub } from './event-hub';
-import { silentLogger, type LifecycleLogger } from './lifecycle-logger';
+import { silentLogger, type LifecycleLogger } from '@kdp/base';
 import type { DevicePluginEvent } from './plugin-events';
 import type { ApiVersion } from './registration-client';
 import {
@@ -35,9 +35,7 @@ export interface DevicePluginOptions {
   readonly clock?: Clock;
   /** Retry delays for registration; `maxAttempts` gives up after that many failures (default: never). */
   readonly backoff?: BackoffOptions & { readonly maxAttempts?: number };
-  /** Stop on SIGTERM/SIGINT (default true). */
-  readonly handleSignals?: boolean;
-  /** Stop when this aborts. */
+  /** Stop when this aborts (signals are the caller's: the plugin runtime owns SIGTERM and SIGINT). */
   readonly signal?: AbortSignal;
   /** How long in-flight calls may finish on shutdown before the server is forced down (default 5000 ms). */
   readonly shutdownTimeoutMs?: number;
@@ -51,7 +49,7 @@ export interface DevicePluginOptions {
   readonly registerTimeoutMs?: number;
   /** What the kubelet is told last on shutdown: nothing (default), an empty list, or every device unhealthy. */
   readonly advertiseOnShutdown?: 'none' | 'empty' | 'unhealthy';
-  /** Applied to every container allocation of every resource (the runtime adds CDI device names here). */
+  /** Applied to every container allocation of every resource (e.g. to add CDI device names to each). */
   readonly transformAllocation?: AllocationTransform;
 }
 
@@ -106,7 +104,7 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
   const backoff = createBackoff(options.backoff);
   const maxAttempts = options.backoff?.maxAttempts ?? Number.POSITIVE_INFINITY;
   const hub = createEventHub<DevicePluginEvent>((error) =>
-    logger.error({ err: String(error) }, 'an event listener threw'),
+    logger.error({ err: error }, 'an event listener threw'),
   );
   const runtimes = new Map<string, ResourceRuntime>();
   let running = false;
@@ -117,7 +115,6 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
   let socketDirWatcher: DirectoryWatcher | undefined;
   let pollTimer: TimerHandle | undefined;
   const restartPollMs = options.restartPollMs ?? 2000;
-  const removeSignalHandlers: Array<() => void> = [];
 
   const makeRuntime = <P>(declaration: ResourceDeclaration<P>): ResourceRuntime => {
     checkDeclaration(declaration);
@@ -170,16 +167,6 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
       kubeletDirWatcher = watchDir(devicePluginDir);
       socketDirWatcher = socketDir === devicePluginDir ? kubeletDirWatcher : watchDir(socketDir);
       pollTimer = clock.setTimeout(poll, restartPollMs);
-      if (options.handleSignals !== false) {
-        for (const name of ['SIGTERM', 'SIGINT'] as const) {
-          const handler = (): void => {
-            logger.info({ signal: name }, 'shutting down');
-            void plugin.stop();
-          };
-          process.once(name, handler);
-          removeSignalHandlers.push(() => process.removeListener(name, handler));
-        }
-      }
       if (options.signal) {
         const onAbort = (): void => void plugin.stop();
         if (options.signal.aborted) onAbort();
@@ -190,7 +177,6 @@ export function createDevicePlugin(options: DevicePluginOptions = {}): DevicePlu
     },
     stop() {
       stopping ??= (async () => {
-        for (const remove of removeSignalHandlers.splice(0)) remove();
         if (pollTimer !== undefined) clock.clearTimeout(pollTimer);
         await Promise.all([...runtimes.values()].map((runtime) => runtime.stop()));
         kubeletDirWatcher?.close();

@@ -1,7 +1,7 @@
 /**
- * The runtime every kdp device plugin stands on: the serve / register / re-register lifecycle, the Allocate
- * contract, health sources, and the shared runtime (configuration, CDI, metrics, logging, CLI). The author guide
- * is the package README.
+ * The device-plugin lifecycle every kdp plugin stands on: the serve / register / re-register lifecycle, the
+ * Allocate contract, health sources, configuration, CDI and metrics. The plugin runtime above it (definePlugin,
+ * runPlugin) is the second entry point, `@kdp/core/plugin`. The author guide is the package README.
  *
  * @packageDocumentation
  * @module @kdp/core
@@ -36,6 +36,7 @@ export { createFsWatchTrigger } from './fs-watch-trigger';
 export { enforcePreferredAllocation } from './preferred-allocation';
 export { defaultAllocation, mergeAllocations } from './container-allocation';
 export type { AllocationTransform } from './allocate-containers';
+export { Code } from './code';
 export { DevicePluginError } from './device-plugin-error';
 export type {
   AllocateEvent,
@@ -51,19 +52,23 @@ export type {
   StreamEvent,
 } from './plugin-events';
 export type { ApiVersion } from './registration-client';
-export { createBackoff } from './backoff';
-export type { BackoffOptions } from './backoff';
-export { systemClock } from './clock';
-export type { Clock, TimerHandle } from './clock';
-export { silentLogger } from './lifecycle-logger';
-export type { LogMethod, LifecycleLogger } from './lifecycle-logger';
+export { createBackoff, createLogger, isLogLevel, LOG_LEVELS, silentLogger, systemClock } from '@kdp/base';
+export type {
+  BackoffOptions,
+  Clock,
+  LifecycleLogger,
+  Logger,
+  LogLevel,
+  LogMethod,
+  TimerHandle,
+} from '@kdp/base';
 export { sanitizeResourceName, socketFileName, socketPath } from './socket-path';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
-export { bindPluginMetrics, serveDevicePlugin } from './serve-device-plugin';
-export type { LifecycleMetricsSink, ServeDevicePluginContext } from './serve-device-plugin';
+export { bindPluginMetrics } from './bind-plugin-metrics';
+export type { LifecycleMetricsSink } from './bind-plugin-metrics';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
-// runtime: configuration, CDI, metrics, logging, CLI
+// configuration, CDI, metrics
 export { z } from 'zod';
 export { ConfigError, formatConfigIssues, isConfigError } from './config/config-error';
 export type { ConfigIssue } from './config/config-error';
@@ -91,38 +96,5 @@ export { CDI_SPEC_VERSION, checkCdiContainerEdits, minimumCdiVersion } from './c
 export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, CdiSpec } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
-export { createLogger, isLogLevel, LOG_LEVELS } from './log/create-logger';
-export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './log/create-logger';
 export { createPluginMetrics } from './metrics/plugin-metrics';
-export type { PluginMetrics, PluginMetricsOptions, ProbeResult } from './metrics/plugin-metrics';
-export { startMetricsServer } from './metrics/metrics-server';
-export type { MetricsServer, MetricsServerOptions, ProbeProvider } from './metrics/metrics-server';
-export { parseHostPort } from './metrics/parse-host-port';
-export type { HostPort } from './metrics/parse-host-port';
-export { ExitCode, UsageError } from './cli/exit-code';
-export { toDiscoverDocument } from './cli/discover-result';
-export type {
-  DiscoverDocument,
-  DiscoveredDevice,
-  DiscoveredDeviceSpec,
-  DiscoveredResource,
-  DiscoverResult,
-  ExcludedDevice,
-} from './cli/discover-result';
-export { formatDiscoverTable } from './cli/format-discover-table';
-export {
-  checkFlagDirectories,
-  COMMON_FLAG_DEFAULTS,
-  formatUsage,
-  parsePluginArgs,
-} from './cli/parse-plugin-args';
-export type { CommonFlags, ExtraFlag, ExtraFlagValues, PluginCommand } from './cli/parse-plugin-args';
-export { runPluginCli } from './cli/run-plugin-cli';
-export type {
-  CliContext,
-  DiscoverContext,
-  PluginCliOptions,
-  ProcessSignals,
-  ServeContext,
-  TextSink,
-} from './cli/run-plugin-cli';
+export type { PluginMetrics, PluginMetricsOptions } from './metrics/plugin-metrics';

@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 
 /** A wake-up signal: `wait` resolves on the next `notify` (or one not yet consumed), after `ms`, or on abort. */
 export interface Notifier {

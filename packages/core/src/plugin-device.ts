@@ -41,6 +41,12 @@ export interface PluginDevice<P = unknown> {
   readonly allocation?: ContainerAllocation;
   /** The author's own data, handed back to the allocate and preStartContainer hooks. */
   readonly payload?: P;
+  /** Why the device is Unhealthy, in words; logged when its health changes and printed by `discover`. */
+  readonly problem?: string;
+  /** The PCI function (`0000:3b:00.0`), for `discover`. */
+  readonly pciAddress?: string;
+  /** Free-form facts for `discover` (vendor, model, driver, …). */
+  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 /** Result of {@link normalizeDevices}: the devices keyed by ID in ID order, plus what was wrong. */

@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type TimerHandle } from './clock';
+import { systemClock, type Clock, type TimerHandle } from '@kdp/base';
 import type { DeviceListener, DeviceSource } from './device-source';
 import type { PluginDevice } from './plugin-device';
 

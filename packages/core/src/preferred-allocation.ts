@@ -1,4 +1,4 @@
-import { status } from '@grpc/grpc-js';
+import { Code } from './code';
 import { Healthy, type PreferredAllocationRequest, type PreferredAllocationResponse } from '@kdp/api';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
 import type { PluginDevice } from './plugin-device';
@@ -36,7 +36,7 @@ export async function preferredAllocation<P>(
   const resource = declaration.name;
   const hook = declaration.preferredAllocation;
   if (hook === undefined) {
-    throw new DevicePluginError(status.UNIMPLEMENTED, `${resource} does not offer GetPreferredAllocation`);
+    throw new DevicePluginError(Code.Unimplemented, `${resource} does not offer GetPreferredAllocation`);
   }
   const requests = Array.isArray(request?.containerRequests) ? request.containerRequests : [];
   const containerResponses = await Promise.all(

@@ -2,18 +2,18 @@ import { lstat, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { KubeletSocketName, type Device } from '@kdp/api';
 import type { AllocationTransform } from './allocate-containers';
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 import type { DeviceStore } from './device-store';
 import { createDeviceStore } from './device-store';
 import type { DirectoryWatcher } from './directory-watcher';
-import type { LifecycleLogger } from './lifecycle-logger';
+import type { LifecycleLogger } from '@kdp/base';
 import { createNotifier, type Notifier } from './notifier';
 import type { PluginDevice } from './plugin-device';
 import type { DevicePluginEvent, ReregistrationReason, ResourceState } from './plugin-events';
 import { registerWithKubelet, type ApiVersion } from './registration-client';
 import type { ResourceDeclaration } from './resource-declaration';
 import { createResourceServer, shutdownAdvertisement, type ResourceServer } from './resource-server';
-import { isDialable, waitDialable } from './socket-probe';
+import { isDialable, waitDialable } from '@kdp/base';
 import { removeStaleSockets } from './stale-sockets';
 
 /** Everything one resource's lifecycle needs from its plugin. */
@@ -337,7 +337,7 @@ export function createResourceRuntime<P>(options: ResourceRuntimeOptions<P>): Re
         });
       });
       loop = run().catch((error: unknown) => {
-        logger.error({ resource, err: String(error) }, 'resource lifecycle failed');
+        logger.error({ resource, err: error }, 'resource lifecycle failed');
       });
     },
     async stop() {

@@ -1,5 +1,5 @@
 import { chmod } from 'node:fs/promises';
-import { Server, ServerCredentials, status, type ServerWritableStream } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
 import {
   DevicePluginService,
   DevicePluginType,
@@ -11,10 +11,11 @@ import {
   type DevicePluginServer,
 } from '@kdp/api';
 import { allocateContainers, type AllocationTransform } from './allocate-containers';
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
+import { Code } from './code';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
 import type { DeviceStore } from './device-store';
-import type { LifecycleLogger } from './lifecycle-logger';
+import type { LifecycleLogger } from '@kdp/base';
 import type { DevicePluginEvent } from './plugin-events';
 import { preferredAllocation } from './preferred-allocation';
 import type { ResourceDeclaration } from './resource-declaration';
@@ -66,7 +67,7 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
       try {
         call.write({ devices: convert(devices) });
       } catch (error) {
-        logger.warn({ resource, err: String(error) }, 'ListAndWatch write failed');
+        logger.warn({ resource, err: error }, 'ListAndWatch write failed');
       }
     };
     send(store.snapshot()); // P-12: the first message at once.
@@ -194,7 +195,7 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
           );
           const first = response.containerResponses[0];
           if (first === undefined)
-            throw new DevicePluginError(status.INTERNAL, `Allocate for ${resource}: no response`);
+            throw new DevicePluginError(Code.Internal, `Allocate for ${resource}: no response`);
           return {
             envs: first.envs,
             mounts: first.mounts,

@@ -18,8 +18,12 @@ const devices = (unhealthy: ReadonlySet<string>): PluginDevice<string>[] =>
   }));
 
 const source = createPushSource(devices(new Set()));
+// The lifecycle leaves signals to its caller: SIGTERM and SIGINT stop the plugin through its abort signal.
+const terminate = new AbortController();
+for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => terminate.abort());
 const plugin = createDevicePlugin({
   devicePluginDir: dir,
+  signal: terminate.signal,
   resources: [
     {
       name: resource,

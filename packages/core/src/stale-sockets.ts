@@ -1,7 +1,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { socketNamePrefix } from './socket-path';
-import { isDialable } from './socket-probe';
+import { isDialable } from '@kdp/base';
 
 /**
  * Removes sockets a dead earlier instance of the resource whose socket is `keep` left in `dir`: only files named

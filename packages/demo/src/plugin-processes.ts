@@ -4,10 +4,13 @@ import { join } from 'node:path';
 import { PLUGIN_NAMES, type PluginName } from './plugin-names';
 import type { SampleNode } from './sample-node/create-sample-node';
 
+/** The binary running all five plugins in one process (`packages/device-plugins`). */
+export const ALL_IN_ONE = 'kdp-device-plugins';
+
 /** Where the plugins run: the directories every plugin shares. */
 export interface PluginEnvironment {
   readonly node: SampleNode;
-  /** Folder holding `plugin-<name>/dist/main.js` (the repository's `packages/`). */
+  /** Folder holding `plugin-<name>/dist/main.js` and `device-plugins/dist/main.js` (the repository's `packages/`). */
   readonly packagesDir: string;
   readonly devicePluginDir: string;
   readonly cdiDir: string;
@@ -15,20 +18,35 @@ export interface PluginEnvironment {
   readonly devinfoDir: string;
   /** Every line the plugins write, prefixed with `[<plugin>] `. */
   readonly logFile: string;
-  /** Called with each error-level log line of a plugin (its `msg`). */
-  readonly onError?: (plugin: PluginName, message: string) => void;
-  /** Called when a plugin exits without being asked to. */
-  readonly onExit?: (plugin: PluginName, code: number | null, signal: NodeJS.Signals | null) => void;
+  /** Called with each JSON log line of a plugin. */
+  readonly onLog?: (entry: PluginLogEntry) => void;
+  /** Called with each error-level log line (its `msg`) and each line that is no JSON at all. */
+  readonly onError?: (source: string, message: string) => void;
+  /** Called when a process exits without being asked to. */
+  readonly onExit?: (process: PluginProcess, code: number | null, signal: NodeJS.Signals | null) => void;
 }
 
-/** One running plugin process. */
+/** One JSON log line of a plugin (pino style). */
+export interface PluginLogEntry {
+  /** The plugin that wrote it; undefined for the process-wide lines of `kdp-device-plugins`. */
+  readonly plugin: PluginName | undefined;
+  readonly level: string;
+  readonly msg: string;
+  /** Every field of the line. */
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** One running process: a single plugin, or `kdp-device-plugins` hosting all five. */
 export interface PluginProcess {
-  readonly name: PluginName;
+  /** `gpu`, … for a single plugin; `kdp-device-plugins` for all five in one process. */
+  readonly name: string;
+  /** The plugins it runs. */
+  readonly plugins: readonly PluginName[];
   readonly child: ChildProcess;
   /** When it was spawned (epoch ms, the clock of kubelet-sim's events). */
   readonly startedAt: number;
-  /** The last lines it wrote (at most 20). */
-  logTail(): string[];
+  /** The last lines it wrote (at most 20); with `plugin`, only that plugin's and the process-wide ones. */
+  logTail(plugin?: PluginName): string[];
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -38,46 +56,81 @@ const TAIL_LINES = 20;
 /** Epoch ms with sub-millisecond resolution, comparable with kubelet-sim's event times. */
 export const now = (): number => performance.timeOrigin + performance.now();
 
-/** The command line of one plugin: `serve` with the sample node's roots and configuration. */
-export function pluginArgs(plugin: PluginName, env: PluginEnvironment): string[] {
+/** The flags every plugin gets: the sample node's roots and the shared directories. */
+function commonArgs(env: PluginEnvironment): string[] {
   const { node } = env;
   return [
-    join(env.packagesDir, `plugin-${plugin}`, 'dist', 'main.js'),
-    'serve',
     ...['--sysfs-root', node.sysfsRoot, '--proc-root', node.procRoot, '--dev-root', node.devRoot],
-    ...[
-      '--device-plugin-dir',
-      env.devicePluginDir,
-      '--cdi-dir',
-      env.cdiDir,
-      '--config',
-      node.configs[plugin],
-    ],
-    ...(plugin === 'sriov' ? ['--devinfo-dir', env.devinfoDir] : []),
+    ...['--device-plugin-dir', env.devicePluginDir, '--cdi-dir', env.cdiDir],
   ];
 }
 
-/** Spawns the five plugins (`node packages/plugin-<name>/dist/main.js serve …`), their output going to the log file. */
-export function startPlugins(env: PluginEnvironment): PluginProcess[] {
-  return PLUGIN_NAMES.map((name) => startPlugin(name, env));
+/** The command line of one plugin: `serve` with the sample node's roots, configuration and flags. */
+export function pluginArgs(plugin: PluginName, env: PluginEnvironment): string[] {
+  return [
+    join(env.packagesDir, `plugin-${plugin}`, 'dist', 'main.js'),
+    'serve',
+    ...commonArgs(env),
+    ...['--config', env.node.configs[plugin]],
+    ...(plugin === 'sriov' ? ['--devinfo-dir', env.devinfoDir] : []),
+    ...env.node.flags[plugin],
+  ];
 }
 
-function startPlugin(name: PluginName, env: PluginEnvironment): PluginProcess {
+/**
+ * The command line of `kdp-device-plugins serve` with all five plugins and the same configurations; each
+ * plugin's own flags carry its name (`--gpu-config`, `--sriov-devinfo-dir`). The common flags of the single
+ * processes (the InfiniBand plugin's `--poll-interval`) are left out: in one process they would apply to all.
+ */
+export function allInOneArgs(env: PluginEnvironment): string[] {
+  return [
+    join(env.packagesDir, 'device-plugins', 'dist', 'main.js'),
+    'serve',
+    ...['--plugins', PLUGIN_NAMES.join(',')],
+    ...commonArgs(env),
+    ...PLUGIN_NAMES.flatMap((plugin) => [`--${plugin}-config`, env.node.configs[plugin]]),
+    ...['--sriov-devinfo-dir', env.devinfoDir],
+  ];
+}
+
+/**
+ * Starts the plugins: five processes (`node packages/plugin-<name>/dist/main.js serve …`), or with `allInOne`
+ * one (`node packages/device-plugins/dist/main.js serve --plugins gpu,sriov,infiniband,usb,fpga …`). Their
+ * output goes to the log file.
+ */
+export function startPlugins(
+  env: PluginEnvironment,
+  options: { readonly allInOne?: boolean } = {},
+): PluginProcess[] {
+  if (options.allInOne === true) return [startProcess(ALL_IN_ONE, PLUGIN_NAMES, allInOneArgs(env), env)];
+  return PLUGIN_NAMES.map((name) => startProcess(name, [name], pluginArgs(name, env), env));
+}
+
+function startProcess(
+  name: string,
+  plugins: readonly PluginName[],
+  args: readonly string[],
+  env: PluginEnvironment,
+): PluginProcess {
   // Its own process group: Ctrl-C in a terminal reaches the demo only, which then stops the plugins in order.
-  const child = spawn(process.execPath, pluginArgs(name, env), {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const startedAt = now();
-  const tail: string[] = [];
+  const tail: { plugin: PluginName | undefined; line: string }[] = [];
   let stopping = false;
   const onLine = (line: string): void => {
     if (line.trim() === '') return;
-    tail.push(line);
+    const entry = parseLogLine(line, plugins);
+    const plugin = entry === 'not json' ? undefined : entry?.plugin;
+    tail.push({ plugin, line });
     if (tail.length > TAIL_LINES) tail.shift();
-    appendFileSync(env.logFile, `[${name}] ${line}\n`);
-    const error = errorMessage(line);
-    if (error !== undefined) env.onError?.(name, error);
+    appendFileSync(env.logFile, `[${plugin ?? name}] ${line}\n`);
+    if (entry === 'not json') {
+      env.onError?.(name, line);
+      return;
+    }
+    if (entry === undefined) return;
+    env.onLog?.(entry);
+    if (['error', 'fatal'].includes(entry.level)) env.onError?.(plugin ?? name, entry.msg);
   };
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';
@@ -90,7 +143,7 @@ function startPlugin(name: PluginName, env: PluginEnvironment): PluginProcess {
   }
   const exited = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
-      if (!stopping) env.onExit?.(name, code, signal);
+      if (!stopping) env.onExit?.(running, code, signal);
       resolve();
     });
     child.once('error', (err) => {
@@ -98,11 +151,15 @@ function startPlugin(name: PluginName, env: PluginEnvironment): PluginProcess {
       resolve();
     });
   });
-  return {
+  const running: PluginProcess = {
     name,
+    plugins,
     child,
     startedAt,
-    logTail: () => [...tail],
+    logTail: (plugin) =>
+      tail
+        .filter((t) => plugin === undefined || t.plugin === undefined || t.plugin === plugin)
+        .map((t) => t.line),
     stop: async (graceMs = 10_000) => {
       stopping = true;
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
@@ -112,18 +169,37 @@ function startPlugin(name: PluginName, env: PluginEnvironment): PluginProcess {
       clearTimeout(timer);
     },
   };
+  return running;
 }
 
-/** The message of an error-level JSON log line (pino style), or of a plain line that is not JSON at all. */
-function errorMessage(line: string): string | undefined {
-  let entry: unknown;
+const LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+/**
+ * A JSON log line (pino style) as an entry, `'not json'` for a plain line (a usage error, a crash), undefined for
+ * JSON that is no log entry. Its plugin: the `plugin` field of `kdp-device-plugins`, or the process's only one.
+ */
+function parseLogLine(line: string, plugins: readonly PluginName[]): PluginLogEntry | 'not json' | undefined {
+  let fields: unknown;
   try {
-    entry = JSON.parse(line);
+    fields = JSON.parse(line);
   } catch {
-    return line;
+    return 'not json';
   }
-  if (typeof entry !== 'object' || entry === null) return undefined;
-  const { level, msg } = entry as { level?: unknown; msg?: unknown };
-  const isError = level === 'error' || level === 'fatal' || (typeof level === 'number' && level >= 50);
-  return isError ? String(msg ?? line) : undefined;
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  const record = fields as Record<string, unknown>;
+  const named = PLUGIN_NAMES.find((p) => p === record['plugin']);
+  const level = typeof record['level'] === 'number' ? LEVELS[record['level']] : record['level'];
+  return {
+    plugin: plugins.length === 1 ? plugins[0] : named,
+    level: typeof level === 'string' ? level : 'info',
+    msg: String(record['msg'] ?? line),
+    fields: record,
+  };
 }

@@ -28,13 +28,27 @@ function runBundle(args: readonly string[]): Promise<Run> {
   });
 }
 
-describe('kdp-demo --once as a process', () => {
+beforeAll(() => {
+  bundlePlugins(outDir, { demo: true, allInOne: true });
+}, 180_000);
+
+describe.each([
+  [
+    'five plugin processes',
+    [],
+    'Stopped the plugins with SIGTERM (exit codes: gpu 0, sriov 0, infiniband 0, usb 0, fpga 0).',
+  ],
+  [
+    '--all-in-one: kdp-device-plugins',
+    ['--all-in-one'],
+    'Stopped kdp-device-plugins with SIGTERM (exit code 0).',
+  ],
+])('kdp-demo --once as a process, %s', (_mode, flags, stopped) => {
   let run: Run;
 
   beforeAll(async () => {
-    bundlePlugins(outDir, { demo: true });
-    run = await runBundle(['--once']);
-  }, 180_000);
+    run = await runBundle(['--once', ...flags]);
+  }, 120_000);
 
   it('exits 0 with nothing on stderr', () => {
     expect(run.stderr).toBe('');
@@ -67,9 +81,12 @@ describe('kdp-demo --once as a process', () => {
     expect(run.stdout).toMatch(/KDP_FPGA_AFU_ID=d8424dc4a4a3c413f89e433683f9040b/);
   });
 
-  it('shows the GPU failing and recovering with measured latencies', () => {
+  it("shows the GPU failing and recovering with measured latencies and the plugin's log lines", () => {
     expect(run.stdout).toMatch(
       /kubelet-sim sees GPU-c81e0f5d-\S+ Unhealthy after \d+ ms \(allocatable 1 of 2\)/,
+    );
+    expect(run.stdout).toContain(
+      '→ the gpu plugin logged "device unhealthy", problem: /dev/nvidia1 is missing',
     );
     expect(run.stdout).toContain(
       'kubelet-sim: 9/9 resources registered, 17 devices, 16 healthy, 1 unhealthy',
@@ -77,6 +94,7 @@ describe('kdp-demo --once as a process', () => {
     expect(run.stdout).toMatch(
       /kubelet-sim sees GPU-c81e0f5d-\S+ Healthy after \d+ ms \(allocatable 2 of 2\)/,
     );
+    expect(run.stdout).toContain('→ the gpu plugin logged "device healthy again"');
   });
 
   it('shows every plugin re-registering after the kubelet restart, then cleans up', () => {
@@ -85,16 +103,18 @@ describe('kdp-demo --once as a process', () => {
     }
     expect(run.stdout).toContain('── after the kubelet restart ──');
     expect(run.stdout).toMatch(/All steps passed in \d+ ms\./);
-    expect(run.stdout).toContain('exit codes: gpu 0, sriov 0, infiniband 0, usb 0, fpga 0');
+    expect(run.stdout).toContain(stopped);
     const removed = /Removed (\S+)\.\n$/.exec(run.stdout)?.[1];
     expect(removed).toBeDefined();
     expect(existsSync(removed as string)).toBe(false);
   });
+});
 
+describe('kdp-demo arguments', () => {
   it('rejects an unknown argument with exit code 2 and the usage', async () => {
     const bad = await runBundle(['--nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('kdp-demo: unknown argument "--nope"');
-    expect(bad.stderr).toContain('Usage: kdp-demo [--once]');
+    expect(bad.stderr).toContain('Usage: kdp-demo [--once] [--all-in-one]');
   }, 30_000);
 });

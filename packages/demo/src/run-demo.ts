@@ -5,8 +5,10 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { DEMO_USAGE, parseDemoArgs } from './demo-args';
 import { renderDeviceTable } from './device-table';
 import { createLiveView } from './live-view';
-import { now, startPlugins, type PluginProcess } from './plugin-processes';
-import { createSampleNode } from './sample-node/create-sample-node';
+import { PLUGIN_NAMES } from './plugin-names';
+import { createPluginLogs } from './plugin-logs';
+import { ALL_IN_ONE, now, startPlugins, type PluginProcess } from './plugin-processes';
+import { createSampleNode, type SampleNode } from './sample-node/create-sample-node';
 import { admitSamplePods } from './steps/admit-sample-pods';
 import { logTail, ms, type DemoContext } from './steps/demo-context';
 import { failAndRecover } from './steps/fail-and-recover';
@@ -21,7 +23,7 @@ export interface DemoIo {
   readonly tty: boolean;
   /** The terminal's width, when it is one. */
   readonly columns?: () => number | undefined;
-  /** Folder holding `plugin-<name>/dist/main.js`. */
+  /** Folder holding `plugin-<name>/dist/main.js` and `device-plugins/dist/main.js`. */
   readonly packagesDir: string;
   /** Registers what Ctrl-C (SIGINT/SIGTERM) does; returns the unregistration. Default: process signals. */
   readonly onInterrupt?: (handler: () => void) => () => void;
@@ -35,7 +37,8 @@ class Interrupted extends Error {}
 const MAX_DEVICE_PLUGIN_DIR = 23;
 
 /**
- * The demo: a sample node in a temp dir, kubelet-sim in-process, the five plugin binaries as processes; then
+ * The demo: a sample node in a temp dir, kubelet-sim in-process, the five plugin binaries as processes (or
+ * `kdp-device-plugins` running all five in one, with `--all-in-one`); then
  * registration, the live table, a sample pod per resource, a failing and recovering GPU, and a kubelet restart.
  * Resolves with the exit code: 0 done (or stopped with Ctrl-C), 1 a step failed, 2 a usage error.
  */
@@ -53,15 +56,10 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
   }
   const timeoutMs = io.timeoutMs ?? 30_000;
   const began = now();
-  const base = shortTempDir();
-  const paths = {
-    nodeRoot: join(base, 'node'),
-    devicePluginDir: join(base, 'dp'),
-    cdiDir: join(base, 'cdi'),
-    devinfoDir: join(base, 'devinfo'),
-    logFile: join(base, 'plugins.log'),
-  };
   const holders = new Map<string, string>();
+  const logs = createPluginLogs();
+  let node: SampleNode | undefined;
+  let base: string | undefined;
   let sim: KubeletSim | undefined;
   let plugins: PluginProcess[] = [];
   let stopping = false;
@@ -88,42 +86,60 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
 
   let failed = false;
   try {
-    view.log('kdp demo: kubelet-sim and the five kdp device plugins on a sample node', '');
-    const node = createSampleNode({ root: paths.nodeRoot });
+    view.log(
+      args.allInOne
+        ? `kdp demo: kubelet-sim and the five kdp device plugins in one process (${ALL_IN_ONE}) on a sample node`
+        : 'kdp demo: kubelet-sim and the five kdp device plugins on a sample node',
+      '',
+    );
+    node = createSampleNode();
     expected = node.expected;
+    // The node's temp dir holds the sockets too when their paths stay short enough there.
+    base = join(node.root, 'dp').length <= MAX_DEVICE_PLUGIN_DIR ? node.root : shortTempDir();
+    const paths = {
+      devicePluginDir: join(base, 'dp'),
+      cdiDir: join(base, 'cdi'),
+      devinfoDir: join(base, 'devinfo'),
+      logFile: join(base, 'plugins.log'),
+    };
     for (const dir of [paths.cdiDir, paths.devinfoDir]) mkdirSync(dir, { recursive: true });
     view.log(
-      `  node     ${paths.nodeRoot}  (sys, proc, dev; plugin configs in config/)`,
+      `  node     ${node.root}  (sys, proc, dev; plugin configs in config/)`,
       '           2 NUMA nodes: 2× NVIDIA H100, AMD MI210, Intel E810 with 6 VFs, 2× ConnectX-6 (InfiniBand),',
       '           Intel FPGA (DFL), 6 USB devices (2 FTDI serial, webcam, Zigbee stick, hub, keyboard)',
       `  kubelet  ${join(paths.devicePluginDir, 'kubelet.sock')}  (kubelet-sim, in this process)`,
+      args.allInOne
+        ? `  plugins  one process: node packages/device-plugins/dist/main.js serve --plugins ${PLUGIN_NAMES.join(',')} …`
+        : '  plugins  five processes: node packages/plugin-<name>/dist/main.js serve …',
       `  logs     ${paths.logFile}`,
       '',
     );
     sim = await createKubeletSim({ dir: paths.devicePluginDir });
     sim.events.on('event', () => view.refresh());
-    plugins = startPlugins({
-      node,
-      packagesDir: io.packagesDir,
-      devicePluginDir: paths.devicePluginDir,
-      cdiDir: paths.cdiDir,
-      devinfoDir: paths.devinfoDir,
-      logFile: paths.logFile,
-      onError: (plugin, message) => view.log(`  ! [${plugin}] ${message}`),
-      onExit: (plugin, code, signal) => {
-        if (stopping) return;
-        const process = plugins.find((p) => p.name === plugin);
-        const how = signal !== null ? `on ${signal}` : `with code ${code}`;
-        abort(
-          new Error(
-            `the ${plugin} plugin exited ${how}; the last lines of its log:\n${process ? logTail(process) : ''}`,
-          ),
-        );
+    plugins = startPlugins(
+      {
+        node,
+        packagesDir: io.packagesDir,
+        ...paths,
+        onLog: (entry) => logs.add(entry),
+        onError: (source, message) => view.log(`  ! [${source}] ${message}`),
+        onExit: (process, code, signal) => {
+          if (stopping) return;
+          const how = signal !== null ? `on ${signal}` : `with code ${code}`;
+          const what =
+            process.plugins.length === 1 ? `the ${process.name} plugin` : `the ${process.name} process`;
+          abort(new Error(`${what} exited ${how}; the last lines of its log:\n${logTail(process)}`));
+        },
       },
-    });
-    const ctx: DemoContext = { sim, node, plugins, view, holders, timeoutMs };
+      { allInOne: args.allInOne },
+    );
+    const ctx: DemoContext = { sim, node, plugins, logs, view, holders, timeoutMs };
 
-    view.log('1/4 Starting the plugins: each serves its socket, registers, and lists its devices');
+    view.log(
+      args.allInOne
+        ? `1/4 Starting ${ALL_IN_ONE}: each of its plugins serves its sockets, registers, and lists its devices`
+        : '1/4 Starting the plugins: each serves its socket, registers, and lists its devices',
+    );
     await guard(waitForRegistration(ctx));
     view.snapshot('devices as kubelet-sim sees them');
     view.log('', '2/4 Admitting a sample pod per resource: what each container receives');
@@ -154,18 +170,22 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     view.close();
     unregister();
     await Promise.all(plugins.map((p) => p.stop()));
-    if (plugins.length > 0) {
-      const codes = plugins
-        .map((p) => `${p.name} ${p.child.exitCode ?? p.child.signalCode ?? '?'}`)
-        .join(', ');
+    const codeOf = (p: PluginProcess): string => String(p.child.exitCode ?? p.child.signalCode ?? '?');
+    if (plugins.length === 1 && plugins[0]?.name === ALL_IN_ONE) {
+      io.write(`Stopped ${ALL_IN_ONE} with SIGTERM (exit code ${codeOf(plugins[0])}).\n`);
+    } else if (plugins.length > 0) {
+      const codes = plugins.map((p) => `${p.name} ${codeOf(p)}`).join(', ');
       io.write(`Stopped the plugins with SIGTERM (exit codes: ${codes}).\n`);
     }
     await sim?.close();
+    const dirs = [...new Set([node?.root, base])].filter((dir) => dir !== undefined);
     if (failed) {
-      io.writeError(`kdp-demo: kept ${base} for inspection (plugin logs: ${paths.logFile})\n`);
-    } else {
-      rmSync(base, { recursive: true, force: true });
-      io.write(`Removed ${base}.\n`);
+      const logFile = base === undefined ? '' : ` (plugin logs: ${join(base, 'plugins.log')})`;
+      io.writeError(`kdp-demo: kept ${dirs.join(' and ')} for inspection${logFile}\n`);
+    } else if (dirs.length > 0) {
+      node?.remove();
+      if (base !== node?.root && base !== undefined) rmSync(base, { recursive: true, force: true });
+      io.write(`Removed ${dirs.join(' and ')}.\n`);
     }
   }
 }

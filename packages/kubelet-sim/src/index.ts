@@ -6,8 +6,8 @@
  * @module @kdp/kubelet-sim
  */
 
-export { systemClock } from './clock';
-export type { Clock } from './clock';
+export { systemClock } from '@kdp/base';
+export type { Clock } from '@kdp/base';
 export { createKubeletSim } from './kubelet-sim';
 export type {
   AdmitRequest,

@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { ContainerAllocateResponse, Device, DevicePluginOptions } from '@kdp/api';
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 import type { RateLimit } from './rate-limiter';
 import type { PluginApiVersion, SimEventOf, SimEventType } from './sim-events';
 
@@ -101,5 +101,14 @@ export interface KubeletSim {
     predicate?: (event: SimEventOf<T>) => boolean,
     timeoutMs?: number,
   ): Promise<SimEventOf<T>>;
+  /**
+   * Resolves with the resource's state once it is registered and `predicate` holds, now or after any later
+   * event; rejects after `timeoutMs` (default 30 s) with the state it last saw.
+   */
+  until(
+    resource: string,
+    predicate: (state: ResourceState) => boolean,
+    timeoutMs?: number,
+  ): Promise<ResourceState>;
   close(): Promise<void>;
 }

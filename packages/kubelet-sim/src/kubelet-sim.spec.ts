@@ -15,7 +15,12 @@ import { bindUnix, rpcError, stopServer } from './grpc-util';
 import { createKubeletSim } from './kubelet-sim';
 import type { KubeletSim } from './kubelet-sim-types';
 import { createFakeClock } from './testing/fake-clock';
-import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
+import {
+  createTestPlugin,
+  defaultTestDevices,
+  type TestPlugin,
+  type TestPluginOptions,
+} from './testing/test-plugin';
 
 const resource = 'example.com/dev';
 
@@ -96,6 +101,19 @@ describe('createKubeletSim', () => {
         allocatable: 4,
       });
       expect(s.resources()).toHaveLength(1);
+    });
+
+    it('until: resolves now, or once a later list satisfies the predicate; rejects with the last state', async () => {
+      const s = await start();
+      const p = await registeredPlugin(s);
+      expect((await s.until(resource, (state) => state.allocatable === 4)).capacity).toBe(4);
+      const later = s.until(resource, (state) => state.unhealthy.includes('dev-2'));
+      p.setDevices(defaultTestDevices().map((d) => (d.ID === 'dev-2' ? { ...d, health: 'Unhealthy' } : d)));
+      expect((await later).healthy).toEqual(['dev-0', 'dev-1', 'dev-3']);
+      await expect(s.until(resource, (state) => state.capacity === 9, 50)).rejects.toThrow(
+        `kubelet-sim: ${resource} did not reach the expected state within 50 ms; last: {"name":"${resource}"`,
+      );
+      await expect(s.until('example.com/none', () => true, 10)).rejects.toThrow('last: null');
     });
 
     it('rejects an unsupported version with the kubelet message as UNKNOWN (P-7)', async () => {

@@ -17,7 +17,7 @@ import {
   Version,
 } from '@kdp/api';
 import { type PodDeviceEntry, readCheckpoint, writeCheckpoint } from './checkpoint';
-import { preciseNow, systemClock } from './clock';
+import { isDialable, systemClock } from '@kdp/base';
 import { chooseDevices } from './device-choice';
 import { goErrorString } from './grpc-util';
 import type {
@@ -31,7 +31,6 @@ import type {
 import { connectPluginEndpoint, type PluginEndpoint } from './plugin-endpoint';
 import { type PluginWatcher, startPluginWatcher } from './plugin-watcher';
 import { type PodResourcesServer, type PodSnapshot, startPodResourcesServer } from './pod-resources-server';
-import { probeSocket } from './probe-socket';
 import { defaultPodResourcesRateLimit } from './rate-limiter';
 import {
   type RegisterCall,
@@ -119,7 +118,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   const watched = new Map<string, string>();
 
   const emit = <T extends SimEventType>(type: T, payload: Omit<SimEventOf<T>, 'type' | 'at'>): void => {
-    const event = { type, at: preciseNow(), ...payload } as unknown as SimEvent;
+    const event = { type, at: systemClock.now(), ...payload } as unknown as SimEvent;
     events.emit(type, event);
     events.emit('event', event);
   };
@@ -251,7 +250,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     via: 'register' | 'plugin-watcher';
   }): Promise<void> => {
     const started = generation;
-    const servingAtRegister = await probeSocket(plugin.socketPath);
+    const servingAtRegister = await isDialable(plugin.socketPath, 5000);
     const endpoint = await connectPluginEndpoint(
       plugin.socketPath,
       plugin.api,
@@ -697,6 +696,32 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
       refusal = message;
     },
     waitFor: (type, predicate, timeoutMs = 10_000) => waitForEvent(events, type, predicate, timeoutMs),
+    until: (resource, predicate, timeoutMs = 30_000) =>
+      new Promise((resolve, reject) => {
+        const current = (): ResourceState | undefined => {
+          const record = resources.get(resource);
+          return record === undefined ? undefined : snapshot(record);
+        };
+        const check = (): boolean => {
+          const state = current();
+          if (state === undefined || !state.registered || !predicate(state)) return false;
+          events.off('event', check);
+          clearTimeout(timer);
+          resolve(state);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          events.off('event', check);
+          const state = current();
+          reject(
+            new Error(
+              `kubelet-sim: ${resource} did not reach the expected state within ${timeoutMs} ms; last: ${JSON.stringify(state ?? null)}`,
+            ),
+          );
+        }, timeoutMs);
+        events.on('event', check);
+        check();
+      }),
     close: async () => {
       if (closed) return;
       await stop();

@@ -1,4 +1,5 @@
 // The `kubelet-sim` binary: a simulated kubelet (`serve`) and the device-plugin conformance suite (`check`).
+import packageJson from '../package.json';
 import { runCli } from './cli/run-cli';
 
 const controller = new AbortController();
@@ -8,6 +9,7 @@ runCli(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   signal: controller.signal,
+  version: packageJson.version,
 }).then(
   (code) => {
     process.exitCode = code;

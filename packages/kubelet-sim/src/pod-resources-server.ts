@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { Server, status, type handleUnaryCall } from '@grpc/grpc-js';
 import { podresources, type Device } from '@kdp/api';
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 import { bindUnix, rpcError, stopServer } from './grpc-util';
 import { createRateLimiter, type RateLimit } from './rate-limiter';
 

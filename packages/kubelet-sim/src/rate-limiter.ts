@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from '@kdp/base';
 
 /** A token-bucket rate: `qps` tokens a second, at most `burst` saved up. */
 export interface RateLimit {

@@ -23,7 +23,7 @@ describe('deploy/monitor/daemonset.yaml', () => {
       command: {
         kind: 'run',
         podResourcesSocket: '/var/lib/kubelet/pod-resources/kubelet.sock',
-        metricsPort: 9410,
+        metricsAddress: expect.stringMatching(/:9410$/),
       },
     });
     expect(defaultMetricsAddress.endsWith(':9410')).toBe(true);

@@ -1,4 +1,6 @@
 import { status } from '@grpc/grpc-js';
+import { createLogger } from '@kdp/base';
+import { createFakeClock, type FakeClock } from '@kdp/kubelet-sim';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -9,12 +11,11 @@ import {
   podWithDevices,
   startFakePodResourcesServer,
   type FakePodResourcesServer,
-} from './test-support/fake-pod-resources-server';
-import { createManualClock, type ManualClock } from './test-support/manual-clock';
-import { metricNamingProblems } from './test-support/metric-naming';
-import { startPluginMetricsStub, type PluginMetricsStub } from './test-support/plugin-metrics-stub';
-import { plain, samplesOf } from './test-support/read-metrics';
-import { makeTempDir } from './test-support/temp-dir';
+} from './testing/fake-pod-resources-server';
+import { metricNamingProblems } from './testing/metric-naming';
+import { startPluginMetricsStub, type PluginMetricsStub } from './testing/plugin-metrics-stub';
+import { plain, samplesOf } from './testing/read-metrics';
+import { makeTempDir } from './testing/temp-dir';
 
 const gpu = 'nvidia.com/gpu';
 const topo = (id: number) => ({ nodes: [{ ID: id }] });
@@ -25,7 +26,7 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
   let fake: FakePodResourcesServer;
   let client: PodResourcesClient;
   let registry: Registry;
-  let clock: ManualClock;
+  let clock: FakeClock;
   let monitor: DeviceMonitor | undefined;
 
   beforeEach(async () => {
@@ -43,7 +44,7 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
     };
     client = createPodResourcesClient({ socketPath: socket, callTimeoutMs: 10_000 });
     registry = new Registry();
-    clock = createManualClock();
+    clock = createFakeClock();
   });
 
   afterEach(async () => {
@@ -188,6 +189,37 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
     expect(fake.calls.list).toBe(2);
   });
 
+  it('logs pino lines: fields first, a failed poll with its method and code, a thrown error as err', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({
+      level: 'debug',
+      name: 'device-monitor',
+      destination: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    const m = make({ logger });
+    m.events.on('poll', () => {
+      throw new Error('listener bug');
+    });
+    fake.failNext(status.RESOURCE_EXHAUSTED, 1);
+    await m.pollOnce();
+    await m.pollOnce();
+    expect(lines.map(({ level, msg }) => `${String(level)} ${String(msg)}`)).toEqual([
+      'warn pod-resources poll failed',
+      'error poll listener threw',
+      'info pod-resources API answering again',
+      'error poll listener threw',
+    ]);
+    expect(lines[0]).toMatchObject({
+      name: 'device-monitor',
+      method: 'GetAllocatableResources',
+      code: 'RESOURCE_EXHAUSTED',
+      error: expect.stringContaining('injected RESOURCE_EXHAUSTED'),
+    });
+    expect(lines[1]).toMatchObject({
+      err: { type: 'Error', message: 'listener bug', stack: expect.stringContaining('listener bug') },
+    });
+  });
+
   it('survives the server going away and a new one on the same socket path, without being restarted', async () => {
     fake.list = { podResources: [podWithDevices('before', 'c', gpu, ['g0'])] };
     const m = make({ backoff: { initialMs: 1_000, maxMs: 1_000, jitter: 0 } });
@@ -195,7 +227,7 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
     await fake.close();
     const failed = await m.pollOnce();
     expect(failed).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
-    expect(m.readiness().ready).toBe(true);
+    expect(m.readiness().ok).toBe(true);
     fake = await startFakePodResourcesServer(socket);
     fake.list = { podResources: [podWithDevices('after', 'c', gpu, ['g1'])] };
     expect(await m.pollOnce()).toMatchObject({ ok: true });
@@ -212,14 +244,14 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
     await fake.close();
     expect(await m.pollOnce()).toMatchObject({ ok: false });
     expect(m.readiness()).toEqual({
-      ready: false,
-      reason: expect.stringMatching(/^no successful poll yet \(GetAllocatableResources: UNAVAILABLE/),
+      ok: false,
+      message: expect.stringMatching(/^no successful poll yet \(GetAllocatableResources: UNAVAILABLE/),
     });
     fake = await startFakePodResourcesServer(socket);
     expect(await m.pollOnce()).toMatchObject({ ok: true });
-    expect(m.readiness()).toEqual({ ready: true, reason: 'ok' });
+    expect(m.readiness()).toEqual({ ok: true, message: 'ok' });
     clock.advance(5_001);
-    expect(m.readiness().ready).toBe(false);
+    expect(m.readiness().ok).toBe(false);
   });
 
   describe('with plugin metrics endpoints', () => {

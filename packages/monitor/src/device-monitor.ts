@@ -2,10 +2,16 @@ import { status } from '@grpc/grpc-js';
 import type { podresources } from '@kdp/api';
 import { EventEmitter } from 'node:events';
 import type { Registry } from 'prom-client';
-import { createBackoff, type BackoffOptions } from './backoff';
-import { systemClock, type Clock } from './clock';
+import {
+  createBackoff,
+  silentLogger,
+  systemClock,
+  type BackoffOptions,
+  type Clock,
+  type LifecycleLogger,
+  type ProbeResult,
+} from '@kdp/base';
 import { createDeviceMetrics, deviceHealthKey } from './device-metrics';
-import { silentLogger, type Logger } from './logger';
 import { buildNodeSnapshot, type NodeSnapshot } from './node-snapshot';
 import type { DeviceHealth, EndpointScrape, PluginHealthScraper } from './plugin-health-scraper';
 import { grpcCode, grpcCodeName, type PodResourcesClient } from './pod-resources-client';
@@ -17,14 +23,18 @@ export interface DeviceMonitorOptions {
   registry: Registry;
   /** Delay between successful polls (default 1000 ms). */
   intervalMs?: number;
-  /** Backoff after a failed poll (RESOURCE_EXHAUSTED or any other error); never shorter than the interval. */
+  /**
+   * Backoff after a failed poll (RESOURCE_EXHAUSTED or any other error); never shorter than the interval.
+   * Defaults: from max(interval, 500 ms), doubling, up to 30 s, 20 % jitter.
+   */
   backoff?: BackoffOptions;
   /** Plugin metrics endpoints to join device health from; absent = no health join. */
   healthScraper?: PluginHealthScraper;
   /** Readiness turns false when no poll succeeded for this long (default max(10 × interval, 30 s)). */
   staleAfterMs?: number;
   clock?: Clock;
-  logger?: Logger;
+  /** Where to log (pino's `(fields, message)` convention); default: nowhere. */
+  logger?: LifecycleLogger;
   version?: string;
 }
 
@@ -48,8 +58,8 @@ export interface DeviceMonitor {
   stop(): Promise<void>;
   /** One poll (pod-resources and, when configured, a plugin health scrape); never rejects. */
   pollOnce(): Promise<PollResult>;
-  /** Ready once a poll succeeded within the staleness window; `reason` says why not. */
-  readiness(): { ready: boolean; reason: string };
+  /** Ready (`ok`) once a poll succeeded within the staleness window; `message` says why not. */
+  readiness(): ProbeResult & { message: string };
   readonly events: EventEmitter<DeviceMonitorEvents>;
 }
 
@@ -59,7 +69,13 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
   const logger = options.logger ?? silentLogger;
   const intervalMs = options.intervalMs ?? 1_000;
   const staleAfterMs = options.staleAfterMs ?? Math.max(10 * intervalMs, 30_000);
-  const backoff = createBackoff({ initialMs: Math.max(intervalMs, 500), ...options.backoff });
+  // Delay before retry number `failures` (1-based); reset to the interval after a success.
+  const backoffDelay = createBackoff({
+    initialMs: Math.max(intervalMs, 500),
+    jitter: 0.2,
+    ...options.backoff,
+  });
+  let failures = 0;
   const events = new EventEmitter<DeviceMonitorEvents>();
   const deviceMetrics = createDeviceMetrics(options.registry);
   const statusMetrics = createStatusMetrics(options.registry, {
@@ -108,12 +124,12 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
       statusMetrics.pluginScrape(result.endpoint, result.ok, clock.now());
       if (!result.ok) {
         if (!endpointDown.has(result.endpoint))
-          logger.warn('plugin metrics scrape failed', { endpoint: result.endpoint, error: result.error });
+          logger.warn({ endpoint: result.endpoint, error: result.error }, 'plugin metrics scrape failed');
         endpointDown.add(result.endpoint);
         continue;
       }
       if (endpointDown.delete(result.endpoint))
-        logger.info('plugin metrics scrape recovered', { endpoint: result.endpoint });
+        logger.info({ endpoint: result.endpoint }, 'plugin metrics scrape recovered');
       for (const device of result.devices) {
         const key = deviceHealthKey(device.resource, device.device);
         // Two endpoints naming one device: unhealthy wins.
@@ -129,7 +145,7 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
     const scraper = options.healthScraper;
     if (!scraper || healthInFlight) return;
     healthInFlight = scrapeHealth(scraper)
-      .catch((error: unknown) => logger.error('plugin health scrape crashed', { error: String(error) }))
+      .catch((error: unknown) => logger.error({ err: error }, 'plugin health scrape crashed'))
       .finally(() => {
         healthInFlight = undefined;
       });
@@ -147,6 +163,7 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
           if (grpcCode(error) !== status.UNIMPLEMENTED) throw error;
           allocatableSupported = false;
           logger.warn(
+            {},
             'GetAllocatableResources is not served by this kubelet; allocatable and unallocated metrics are off',
           );
         }
@@ -172,21 +189,20 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
     statusMetrics.podResourcesPoll(result.ok, clock.now());
     if (result.ok) {
       lastSuccessAt = clock.now();
-      if (failing) logger.info('pod-resources API answering again');
+      if (failing) logger.info({}, 'pod-resources API answering again');
       failing = false;
     } else {
       lastFailure = `${result.method}: ${result.code}: ${result.message}`;
-      (failing ? logger.debug : logger.warn)('pod-resources poll failed', {
-        method: result.method,
-        code: result.code,
-        error: result.message,
-      });
+      logger[failing ? 'debug' : 'warn'](
+        { method: result.method, code: result.code, error: result.message },
+        'pod-resources poll failed',
+      );
       failing = true;
     }
     try {
       events.emit('poll', result);
     } catch (error) {
-      logger.error('poll listener threw', { error: String(error) });
+      logger.error({ err: error }, 'poll listener threw');
     }
     return result;
   };
@@ -196,20 +212,20 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
     try {
       return await pollOnce();
     } catch (error) {
-      logger.error('poll crashed; retrying with backoff', { error: String(error) });
+      logger.error({ err: error }, 'poll crashed; retrying with backoff');
       return { ok: false, method: 'List', code: 'INTERNAL', message: String(error) };
     }
   };
 
   const schedule = (result: PollResult) => {
-    const delayMs = result.ok ? intervalMs : Math.max(intervalMs, backoff.next());
-    if (result.ok) backoff.reset();
+    failures = result.ok ? 0 : failures + 1;
+    const delayMs = result.ok ? intervalMs : Math.max(intervalMs, backoffDelay(failures));
     timer = clock.setTimeout(tick, delayMs);
     statusMetrics.backoff(result.ok ? 0 : delayMs / 1000);
     try {
       events.emit('scheduled', { delayMs, backoff: !result.ok });
     } catch (error) {
-      logger.error('scheduled listener threw', { error: String(error) });
+      logger.error({ err: error }, 'scheduled listener threw');
     }
   };
 
@@ -241,16 +257,16 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
     readiness() {
       if (lastSuccessAt === undefined)
         return {
-          ready: false,
-          reason: lastFailure ? `no successful poll yet (${lastFailure})` : 'no successful poll yet',
+          ok: false,
+          message: lastFailure ? `no successful poll yet (${lastFailure})` : 'no successful poll yet',
         };
       const age = clock.now() - lastSuccessAt;
       if (age > staleAfterMs)
         return {
-          ready: false,
-          reason: `last successful poll ${Math.round(age / 1000)} s ago (${lastFailure})`,
+          ok: false,
+          message: `last successful poll ${Math.round(age / 1000)} s ago (${lastFailure})`,
         };
-      return { ready: true, reason: 'ok' };
+      return { ok: true, message: 'ok' };
     },
   };
 }

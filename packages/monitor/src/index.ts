@@ -1,17 +1,10 @@
-// Public API of @kdp/monitor: the pod-resources device monitor, its parts and its CLI.
+// Public API of @kdp/monitor: the pod-resources device monitor, its parts and its CLI. The clock, backoff,
+// logger, probe server and HOST:PORT parser it runs on are @kdp/base's, and exported from there.
 
-export { createBackoff } from './backoff';
-export type { Backoff, BackoffOptions } from './backoff';
-export { systemClock } from './clock';
-export type { Clock } from './clock';
 export { createDeviceMetrics, deviceHealthKey } from './device-metrics';
 export type { DeviceMetrics } from './device-metrics';
 export { createDeviceMonitor } from './device-monitor';
 export type { DeviceMonitor, DeviceMonitorEvents, DeviceMonitorOptions, PollResult } from './device-monitor';
-export { createLogger, isLogLevel, logLevels, silentLogger } from './logger';
-export type { LogFields, Logger, LoggerOptions, LogLevel } from './logger';
-export { startMetricsServer } from './metrics-server';
-export type { MetricsServer, MetricsServerOptions } from './metrics-server';
 export { buildNodeSnapshot, numaLabel } from './node-snapshot';
 export type {
   AllocatableSnapshot,
@@ -23,13 +16,7 @@ export type {
   MemoryBlock,
   NodeSnapshot,
 } from './node-snapshot';
-export {
-  parseCliArgs,
-  parseHostPort,
-  parsePluginMetricsUrl,
-  defaultMetricsAddress,
-  usage,
-} from './parse-cli-args';
+export { parseCliArgs, parsePluginMetricsUrl, defaultMetricsAddress, usage } from './parse-cli-args';
 export type { CliCommand, CliParseResult } from './parse-cli-args';
 export { parsePrometheusText, parsePrometheusValue } from './parse-prometheus-text';
 export type { PrometheusParseResult, PrometheusSample } from './parse-prometheus-text';

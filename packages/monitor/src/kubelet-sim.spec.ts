@@ -1,12 +1,12 @@
+import { startProbeServer, type ProbeServer } from '@kdp/base';
 import { createKubeletSim, createTestPlugin, type KubeletSim, type TestPlugin } from '@kdp/kubelet-sim';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { createDeviceMonitor, type DeviceMonitor, type PollResult } from './device-monitor';
-import { startMetricsServer, type MetricsServer } from './metrics-server';
 import { createPodResourcesClient, type PodResourcesClient } from './pod-resources-client';
-import { metricNamingProblems } from './test-support/metric-naming';
-import { makeTempDir } from './test-support/temp-dir';
+import { metricNamingProblems } from './testing/metric-naming';
+import { makeTempDir } from './testing/temp-dir';
 
 const gpu = 'example.com/gpu';
 
@@ -61,7 +61,7 @@ describe('device monitor against kubelet-sim', () => {
   let plugin: TestPlugin;
   let client: PodResourcesClient;
   let monitor: DeviceMonitor;
-  let server: MetricsServer;
+  let server: ProbeServer;
 
   const setUp = async (
     simOptions: { podResourcesRateLimit?: { qps: number; burst: number } } = {},
@@ -84,10 +84,9 @@ describe('device monitor against kubelet-sim', () => {
       intervalMs,
       backoff: { initialMs: 100, maxMs: maxBackoffMs },
     });
-    server = await startMetricsServer({
-      host: '127.0.0.1',
-      port: 0,
-      registry,
+    server = await startProbeServer({
+      address: '127.0.0.1:0',
+      metrics: registry,
       readiness: () => monitor.readiness(),
     });
     monitor.start();
@@ -102,7 +101,7 @@ describe('device monitor against kubelet-sim', () => {
     temp.remove();
   });
 
-  const scrape = async () => (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  const scrape = async () => (await fetch(`${server.url}/metrics`)).text();
   const series = (ns: string, pod: string, container: string, device: string, numa: string) =>
     `kdp_container_allocated_devices{namespace="${ns}",pod="${pod}",container="${container}",resource="${gpu}",device="${device}",numa_node="${numa}"} 1`;
 
@@ -166,7 +165,7 @@ describe('device monitor against kubelet-sim', () => {
     );
     expect(text).toMatch(/^kdp_monitor_pod_resources_up 1$/m);
     expect(text).toMatch(/^kdp_monitor_pod_resources_reconnects_total [1-9]/m);
-    expect((await fetch(`http://127.0.0.1:${server.port}/readyz`)).status).toBe(200);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   }, 60_000);
 
   it('backs off from RESOURCE_EXHAUSTED instead of hammering the kubelet, and recovers', async () => {

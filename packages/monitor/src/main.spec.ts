@@ -7,8 +7,8 @@ import {
   podWithDevices,
   startFakePodResourcesServer,
   type FakePodResourcesServer,
-} from './test-support/fake-pod-resources-server';
-import { makeTempDir } from './test-support/temp-dir';
+} from './testing/fake-pod-resources-server';
+import { makeTempDir } from './testing/temp-dir';
 
 // The bundle `npx device-monitor` runs, built the way project.json's build target builds it, into a
 // private directory so that a parallel `nx build` or another test run never swaps it underneath.
@@ -76,6 +76,15 @@ describe('device-monitor binary', () => {
         for await (const line of logs) {
           const entry = JSON.parse(line) as { msg: string; metricsPort?: number };
           if (entry.msg === 'device-monitor started') {
+            // pino's line: level as a word, ISO time, the program's name and pid, then the fields.
+            expect(entry).toMatchObject({
+              level: 'info',
+              time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+              name: 'device-monitor',
+              pid: child.pid,
+              metricsAddress: `127.0.0.1:${entry.metricsPort}`,
+              intervalMs: 50,
+            });
             port = entry.metricsPort ?? 0;
             break;
           }

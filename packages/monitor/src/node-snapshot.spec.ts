@@ -1,5 +1,5 @@
 import { buildNodeSnapshot, numaLabel } from './node-snapshot';
-import { podWithDevices } from './test-support/fake-pod-resources-server';
+import { podWithDevices } from './testing/fake-pod-resources-server';
 
 const gpu = 'nvidia.com/gpu';
 const topo = (...ids: number[]) => ({ nodes: ids.map((ID) => ({ ID })) });

@@ -1,4 +1,4 @@
-import { parseCliArgs, parseHostPort, parsePluginMetricsUrl } from './parse-cli-args';
+import { parseCliArgs, parsePluginMetricsUrl } from './parse-cli-args';
 
 describe('parseCliArgs', () => {
   it('applies the documented defaults', () => {
@@ -7,8 +7,7 @@ describe('parseCliArgs', () => {
       command: {
         kind: 'run',
         podResourcesSocket: '/var/lib/kubelet/pod-resources/kubelet.sock',
-        metricsHost: '0.0.0.0',
-        metricsPort: 9410,
+        metricsAddress: '0.0.0.0:9410',
         intervalMs: 1000,
         pluginMetrics: [],
         logLevel: 'info',
@@ -32,8 +31,7 @@ describe('parseCliArgs', () => {
       command: {
         kind: 'run',
         podResourcesSocket: '/tmp/pr.sock',
-        metricsHost: '127.0.0.1',
-        metricsPort: 0,
+        metricsAddress: '127.0.0.1:0',
         intervalMs: 250,
         pluginMetrics: ['http://10.0.0.1:9401/metrics', 'http://10.0.0.2:9402/m'],
         logLevel: 'debug',
@@ -46,9 +44,10 @@ describe('parseCliArgs', () => {
     [['extra'], /Unexpected argument 'extra'/],
     [['--interval=5'], /--interval: '5'/],
     [['--interval=1e3'], /--interval: '1e3'/],
-    [['--metrics-address=9410'], /--metrics-address: '9410' is not HOST:PORT/],
-    [['--metrics-address=:70000'], /--metrics-address/],
-    [['--log-level=loud'], /--log-level: 'loud' is not one of debug, info, warn, error/],
+    [['--metrics-address=9410'], /--metrics-address: "9410" is not HOST:PORT/],
+    [['--metrics-address=:70000'], /--metrics-address: ":70000": port 70000 is out of range/],
+    [['--metrics-address=::1:9410'], /--metrics-address: "::1:9410" is not HOST:PORT/],
+    [['--log-level=loud'], /--log-level: 'loud' is not one of trace, debug, info, warn, error/],
     [['--plugin-metrics=ftp://x/metrics'], /--plugin-metrics: 'ftp:\/\/x\/metrics'/],
     [['--plugin-metrics=http://u:p@x/metrics'], /without credentials/],
     [['--pod-resources-socket='], /empty path/],
@@ -65,11 +64,13 @@ describe('parseCliArgs', () => {
   });
 });
 
-describe('parseHostPort and parsePluginMetricsUrl', () => {
-  it('splits hosts, IPv6 in brackets, and an empty host', () => {
-    expect(parseHostPort('[::1]:9410')).toEqual({ host: '::1', port: 9410 });
-    expect(parseHostPort(':9410')).toEqual({ host: '0.0.0.0', port: 9410 });
-    expect(parseHostPort('::1:9410')).toBeUndefined();
+describe('--metrics-address and parsePluginMetricsUrl', () => {
+  it('takes hosts, IPv6 in brackets, and an empty host (every interface) as given', () => {
+    for (const address of ['[::1]:9410', ':9410', 'localhost:0'])
+      expect(parseCliArgs([`--metrics-address=${address}`])).toMatchObject({
+        ok: true,
+        command: { metricsAddress: address },
+      });
   });
 
   it('adds /metrics only to a bare host:port URL', () => {

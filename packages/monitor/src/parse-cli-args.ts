@@ -1,7 +1,7 @@
 import { PodResourcesSocket, UnixSocketPathMaxBytes } from '@kdp/api';
+import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isLogLevel, logLevels, type LogLevel } from './logger';
 
 /** Default `--metrics-address`. */
 export const defaultMetricsAddress = '0.0.0.0:9410';
@@ -13,8 +13,8 @@ export type CliCommand =
   | {
       kind: 'run';
       podResourcesSocket: string;
-      metricsHost: string;
-      metricsPort: number;
+      /** `HOST:PORT`, `[IPv6]:PORT` or `:PORT` (every interface), already checked; port 0 picks a free port. */
+      metricsAddress: string;
       intervalMs: number;
       pluginMetrics: string[];
       logLevel: LogLevel;
@@ -30,23 +30,14 @@ Exports per-pod device metrics for Prometheus from the kubelet's PodResources AP
 
 Flags:
   --pod-resources-socket PATH   kubelet pod-resources socket [${PodResourcesSocket}]
-  --metrics-address HOST:PORT   where /metrics, /healthz and /readyz are served [${defaultMetricsAddress}]
+  --metrics-address HOST:PORT   where /metrics, /healthz and /readyz are served; :PORT = every interface
+                                [${defaultMetricsAddress}]
   --interval MS                 poll interval in milliseconds, 10..3600000 [1000]
   --plugin-metrics URL[,URL…]   plugin metrics endpoints whose kdp_device_health is joined in (repeatable)
-  --log-level LEVEL             ${logLevels.join(' | ')} [info]
+  --log-level LEVEL             ${LOG_LEVELS.join(' | ')} [info]
   --version                     print the version and exit
   --help                        print this help and exit
 `;
-
-/** Splits HOST:PORT (IPv6 in brackets; empty host = all interfaces); undefined when malformed. */
-export function parseHostPort(value: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s]*)):(\d{1,5})$/.exec(value);
-  if (!match) return undefined;
-  const port = Number(match[3]);
-  if (port > 65_535) return undefined;
-  const host = match[1] ?? match[2] ?? '';
-  return { host: host === '' ? '0.0.0.0' : host, port };
-}
 
 /** Checks one plugin metrics URL (http or https); a bare host:port URL gets the path /metrics. */
 export function parsePluginMetricsUrl(value: string): string | undefined {
@@ -94,10 +85,12 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
       message: `--pod-resources-socket: '${socket}' is longer than the ${UnixSocketPathMaxBytes} bytes a unix socket path may have`,
     };
   }
-  const address = values['metrics-address'] ?? defaultMetricsAddress;
-  const hostPort = parseHostPort(address);
-  if (!hostPort)
-    return { ok: false, message: `--metrics-address: '${address}' is not HOST:PORT (port 0..65535)` };
+  const metricsAddress = values['metrics-address'] ?? defaultMetricsAddress;
+  try {
+    parseHostPort(metricsAddress);
+  } catch (error) {
+    return { ok: false, message: `--metrics-address: ${(error as Error).message}` };
+  }
   const intervalText = values.interval ?? '1000';
   const intervalMs = /^\d+$/.test(intervalText) ? Number(intervalText) : Number.NaN;
   if (!(intervalMs >= 10 && intervalMs <= 3_600_000)) {
@@ -108,7 +101,7 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
   }
   const logLevel = values['log-level'] ?? 'info';
   if (!isLogLevel(logLevel))
-    return { ok: false, message: `--log-level: '${logLevel}' is not one of ${logLevels.join(', ')}` };
+    return { ok: false, message: `--log-level: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}` };
   const pluginMetrics: string[] = [];
   for (const item of (values['plugin-metrics'] ?? []).flatMap((v) => v.split(','))) {
     if (item.trim() === '') continue;
@@ -122,8 +115,7 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
     command: {
       kind: 'run',
       podResourcesSocket: socket,
-      metricsHost: hostPort.host,
-      metricsPort: hostPort.port,
+      metricsAddress,
       intervalMs,
       pluginMetrics,
       logLevel,

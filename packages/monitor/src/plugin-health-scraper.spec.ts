@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPluginHealthScraper, deviceHealthFromText } from './plugin-health-scraper';
-import { startPluginMetricsStub, type PluginMetricsStub } from './test-support/plugin-metrics-stub';
+import { startPluginMetricsStub, type PluginMetricsStub } from './testing/plugin-metrics-stub';
 
 describe('deviceHealthFromText', () => {
   it('keeps only kdp_device_health samples with resource and device labels', () => {

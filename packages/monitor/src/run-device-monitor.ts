@@ -1,7 +1,6 @@
+import { createLogger, startProbeServer, type LifecycleLogger, type ProbeServer } from '@kdp/base';
 import { Registry } from 'prom-client';
 import { createDeviceMonitor } from './device-monitor';
-import { createLogger, type Logger } from './logger';
-import { startMetricsServer } from './metrics-server';
 import { parseCliArgs, usage } from './parse-cli-args';
 import { createPluginHealthScraper } from './plugin-health-scraper';
 import { createPodResourcesClient } from './pod-resources-client';
@@ -13,8 +12,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Aborting it stops the monitor (main wires SIGTERM and SIGINT here). */
   signal: AbortSignal;
-  /** Receives the logger's lines (default: stderr). */
-  logger?: Logger;
+  /** Where the monitor logs (default: pino JSON lines at `--log-level`, written to `stderr`). */
+  logger?: LifecycleLogger;
 }
 
 /** Runs `device-monitor` with `argv`; resolves with the exit code (0 stopped, 1 failed to start, 2 bad usage). */
@@ -34,7 +33,9 @@ export async function runDeviceMonitor(argv: readonly string[], io: CliIo): Prom
     return 0;
   }
 
-  const logger = io.logger ?? createLogger({ level: command.logLevel, write: io.stderr });
+  const logger =
+    io.logger ??
+    createLogger({ level: command.logLevel, name: 'device-monitor', destination: { write: io.stderr } });
   const registry = new Registry();
   const client = createPodResourcesClient({ socketPath: command.podResourcesSocket });
   const monitor = createDeviceMonitor({
@@ -47,36 +48,35 @@ export async function runDeviceMonitor(argv: readonly string[], io: CliIo): Prom
       ? { healthScraper: createPluginHealthScraper({ endpoints: command.pluginMetrics }) }
       : {}),
   });
-  let server;
+  let server: ProbeServer;
   try {
-    server = await startMetricsServer({
-      host: command.metricsHost,
-      port: command.metricsPort,
-      registry,
+    server = await startProbeServer({
+      address: command.metricsAddress,
+      metrics: registry,
       readiness: () => monitor.readiness(),
     });
   } catch (error) {
-    logger.error('cannot serve metrics', {
-      address: `${command.metricsHost}:${command.metricsPort}`,
-      error: String(error),
-    });
+    logger.error({ address: command.metricsAddress, err: error }, 'cannot serve metrics');
     client.close();
     return 1;
   }
-  logger.info('device-monitor started', {
-    version: monitorVersion,
-    podResourcesSocket: command.podResourcesSocket,
-    metricsAddress: `${server.host}:${server.port}`,
-    metricsPort: server.port,
-    intervalMs: command.intervalMs,
-    pluginMetrics: command.pluginMetrics,
-  });
+  logger.info(
+    {
+      version: monitorVersion,
+      podResourcesSocket: command.podResourcesSocket,
+      metricsAddress: server.url.slice('http://'.length),
+      metricsPort: server.address.port,
+      intervalMs: command.intervalMs,
+      pluginMetrics: command.pluginMetrics,
+    },
+    'device-monitor started',
+  );
   monitor.start();
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
     else io.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  logger.info('device-monitor stopping');
+  logger.info({}, 'device-monitor stopping');
   await monitor.stop();
   await server.close();
   client.close();

@@ -1,69 +1,63 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
-import { programmingConfig, writeFakeProgrammer } from './fake-programmer.fixture';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './fpga-sysfs.fixture';
-import { buildPluginBundle, spawnServe } from './plugin-binary.fixture';
+import { bundleEntry, spawnPlugin, type EntryBundle } from '@kdp/kubelet-sim/testing';
+import {
+  createFpgaFixture,
+  IF_ID,
+  NLB0,
+  NLB3,
+  programmingConfig,
+  writeFakeProgrammer,
+  type FpgaFixture,
+} from './testing';
 
-let build: ReturnType<typeof buildPluginBundle>;
-beforeAll(() => (build = buildPluginBundle()), 60_000);
-afterAll(() => build.remove());
+// `kubelet-sim check` in af mode and in region mode with PreStartContainer, against the real bundle's `serve`.
 
-/** Runs the conformance suite against `fpga-device-plugin serve` on `fx` for one resource, SIGTERM included. */
-async function conformance(fx: FpgaFixture, resource: string, config: string): Promise<void> {
+let bundle: EntryBundle;
+beforeAll(() => {
+  bundle = bundleEntry(join(__dirname, 'main.ts'));
+}, 60_000);
+afterAll(() => bundle.remove());
+
+/** Serves `config` on a machine with two DFL cards and runs the conformance suite for `resource`, SIGTERM included. */
+async function conformance(resource: string, config: (fx: FpgaFixture) => string): Promise<void> {
+  const fx = createFpgaFixture();
+  fx.addDflCard({ address: '0000:81:00.0', index: 0, numaNode: 1, interfaceId: IF_ID, afuId: NLB0 });
+  fx.addDflCard({ address: '0000:82:00.0', index: 1, numaNode: 0, interfaceId: IF_ID, afuId: NLB0 });
   const dir = join(fx.base, 'dp');
   mkdirSync(dir);
   const file = join(fx.base, 'fpga.yaml');
-  writeFileSync(file, config);
-  const plugin = spawnServe(build.bundle, {
-    sysfsRoot: fx.root,
-    devRoot: fx.devRoot,
-    devicePluginDir: dir,
-    config: file,
-  });
-  const exited = once(plugin.child, 'exit');
+  writeFileSync(file, config(fx));
+  const roots = ['--sysfs-root', fx.root, '--dev-root', fx.devRoot];
+  const plugin = spawnPlugin(bundle.path, ['serve', ...roots, '--device-plugin-dir', dir, '--config', file]);
   try {
-    const report = await runConformance({
-      dir,
-      resource,
-      pid: plugin.child.pid ?? 0,
-      restarts: 1,
-      registrationTimeoutMs: 30_000,
-    });
-    const failed = report.checks.filter((c) => c.status === 'fail');
+    const pid = plugin.child.pid ?? 0;
+    const report = await runConformance({ dir, resource, pid, restarts: 1, registrationTimeoutMs: 30_000 });
+    const failures = report.checks.flatMap((check) => (check.status === 'fail' ? [check] : []));
     // On failure, show what the plugin logged (its stderr) beside the failed checks.
-    expect({ failed, log: failed.length === 0 ? '' : plugin.stderr() }).toEqual({ failed: [], log: '' });
+    expect({ failures, log: failures.length > 0 ? plugin.stderr() : '' }).toEqual({ failures: [], log: '' });
     expect(report).toMatchObject({ ok: true, resource });
-    const [code] = (await exited) as [number | null];
-    expect(code).toBe(0);
+    expect(await plugin.exited).toEqual([0, null]);
     expect(readdirSync(dir).filter((name) => name.startsWith('fpga.intel.com'))).toEqual([]);
   } finally {
-    await plugin.stop();
+    await plugin.kill();
+    fx.remove();
   }
 }
 
 describe('kubelet-sim conformance of fpga-device-plugin serve', () => {
-  let fx: FpgaFixture;
-  beforeEach(() => {
-    fx = createFpgaFixture();
-    fx.addDflCard({ address: '0000:81:00.0', index: 0, numaNode: 1, interfaceId: IF_ID, afuId: NLB0 });
-    fx.addDflCard({ address: '0000:82:00.0', index: 1, numaNode: 0, interfaceId: IF_ID, afuId: NLB0 });
-  });
-  afterEach(() => fx.remove());
-
   it('af mode passes', async () => {
     await conformance(
-      fx,
       'fpga.intel.com/af-695.d84.aVKNtusxV3qMNmj5-qCB9thCTcSko8QT-J5DNoP5BAs',
-      'mode: af\n',
+      () => 'mode: af\n',
     );
   }, 120_000);
 
   it('region mode with a programming rule (PreStartContainer) passes', async () => {
-    const fake = writeFakeProgrammer(fx, NLB3);
-    const port0 = join(fx.root, fx.pciDir('0000:81:00.0'), 'fpga_region/region0/dfl-port.0/afu_id');
-    const config = programmingConfig(fake, port0, NLB0);
-    await conformance(fx, `fpga.intel.com/region-${IF_ID}`, config);
+    await conformance(`fpga.intel.com/region-${IF_ID}`, (fx) => {
+      const port0 = join(fx.root, fx.pciDir('0000:81:00.0'), 'fpga_region/region0/dfl-port.0/afu_id');
+      return programmingConfig(writeFakeProgrammer(fx, NLB3), port0, NLB0);
+    });
   }, 120_000);
 });

@@ -1,5 +1,4 @@
-import { runFpgaCli } from './fpga-cli';
+import { runPlugin } from '@kdp/core/plugin';
+import { fpgaPlugin } from './plugin';
 
-void runFpgaCli({ argv: process.argv.slice(2) }).then((code) => {
-  process.exitCode = code;
-});
+void runPlugin(fpgaPlugin);

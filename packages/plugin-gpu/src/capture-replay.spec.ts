@@ -2,15 +2,28 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from './testing/gpu-machines';
-import { discoverJson, runCli } from './testing/run-cli';
+import { gpuPlugin } from './plugin';
+import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine, rootFlags } from './testing';
 
 // The fixtures are what topology's kdp-capture.sh would capture on a real machine: capture each fixture
 // (with its placeholders turned into real character devices, as on a host), replay the tarball with
 // kdp-replay.sh, and `discover` must give the same document. mknod needs root (CAP_MKNOD).
 const scripts = join(__dirname, '../../topology/capture');
 const isRoot = process.getuid?.() === 0;
+
+/** `discover --output json` with these root flags, parsed. */
+async function discoverJson(roots: readonly string[]): Promise<unknown> {
+  const { code, stdout, stderr } = await runPluginCommand(gpuPlugin, [
+    'discover',
+    ...roots,
+    '--output',
+    'json',
+  ]);
+  if (code !== 0) throw new Error(`discover exited ${code}: ${stderr}`);
+  return JSON.parse(stdout);
+}
 
 /** Replaces every "c MAJOR:MINOR" placeholder under the dev root with a real character device. */
 function materialize(dir: string): void {
@@ -39,9 +52,9 @@ function materialize(dir: string): void {
       const fixture = build();
       const work = mkdtempSync(join(tmpdir(), 'kdp-cap-'));
       try {
-        const expected = await discoverJson(fixture);
+        const expected = await discoverJson(rootFlags(fixture));
         materialize(fixture.devRoot);
-        expect(await discoverJson(fixture)).toEqual(expected);
+        expect(await discoverJson(rootFlags(fixture))).toEqual(expected);
         const archive = join(work, 'capture.tar.gz');
         execFileSync(
           'sh',
@@ -60,19 +73,11 @@ function materialize(dir: string): void {
         );
         const replay = join(work, 'm');
         execFileSync('sh', [join(scripts, 'kdp-replay.sh'), archive, replay], { stdio: 'ignore' });
-        const { code, stdout } = await runCli([
-          'discover',
-          '--sysfs-root',
-          join(replay, 'sys'),
-          '--proc-root',
-          join(replay, 'proc'),
-          '--dev-root',
-          join(replay, 'dev'),
-          '--output',
-          'json',
+        const replayed = await discoverJson([
+          ...['--sysfs-root', join(replay, 'sys'), '--proc-root', join(replay, 'proc')],
+          ...['--dev-root', join(replay, 'dev')],
         ]);
-        expect(code).toBe(0);
-        expect(JSON.parse(stdout)).toEqual(expected);
+        expect(replayed).toEqual(expected);
       } finally {
         fixture.remove();
         rmSync(work, { recursive: true, force: true });

@@ -1,30 +1,16 @@
-// Public API of @kdp/plugin-gpu: the CLI, the scan, and the pieces a caller may reuse or test.
-
-export { runGpuCli, GPU_PLUGIN_VERSION } from './gpu-cli';
-export type { GpuCliOptions } from './gpu-cli';
-export { defaultGpuConfig, gpuConfigSchema } from './gpu-config';
-export type { GpuConfig } from './gpu-config';
-export { discoverGpus } from './gpu-discover';
-export { serveGpus } from './gpu-serve';
-export type { ServeGpusOptions } from './gpu-serve';
-export { scanGpus, isGpuCandidate } from './discovery/scan-gpus';
-export type { ScanRoots } from './discovery/scan-gpus';
-export type { Gpu, GpuKind, GpuMount, GpuScan } from './discovery/gpu';
-export { checkDevNode } from './discovery/check-dev-node';
-export type { DevNodeState } from './discovery/check-dev-node';
-export { parseNvidiaInformation } from './discovery/parse-nvidia-information';
-export type { NvidiaInformation } from './discovery/parse-nvidia-information';
-export { parseDeviceFileMinor, parseMigMinors } from './discovery/parse-mig-minors';
-export type { MigMinors } from './discovery/parse-mig-minors';
-export { kfdPciAddress, parseKfdProperties } from './discovery/parse-kfd-properties';
-export type { KfdProperties } from './discovery/parse-kfd-properties';
-export { allocateGpus, nvidiaCdiName, NVIDIA_CDI_CLASS, NVIDIA_CDI_VENDOR } from './allocate/allocate-gpus';
-export { replicaId, toPluginDevices } from './allocate/gpu-devices';
-export type { GpuPayload, TrackedGpu } from './allocate/gpu-devices';
-export { gpuPreferredAllocation, amdPairWeight } from './allocate/gpu-preferred-allocation';
-export { modelSlug, resourceNameOf } from './allocate/resource-names';
-export { createGpuTracker } from './health/gpu-tracker';
-export type { ExtraProblems, GpuTracker, HealthChange } from './health/gpu-tracker';
-export { createXidHealth } from './health/xid-health';
-export type { XidEvent, XidEventSource, XidHealth, XidHealthOptions } from './health/xid-health';
+// Public API of @kdp/plugin-gpu: the plugin definition (run by its binary and by kdp-device-plugins), the
+// scan of NVIDIA, AMD and Intel GPUs, resource planning, Allocate and Xid health.
+export { createGpuPlugin, gpuPlugin } from './plugin';
+export type { GpuPluginOptions } from './plugin';
+export { gpuConfigSchema } from './config';
+export type { GpuConfig } from './config';
+export { scanGpus } from './scan/scan-gpus';
+export type { Gpu, GpuKind, GpuMount, GpuScan } from './scan/gpu';
+export { planResources } from './resources/plan-resources';
+export type { GpuPayload } from './resources/plan-resources';
+export { resourceNameOf } from './resources/resource-names';
+export { allocateGpus } from './allocate/allocate-gpus';
+export { preferredAllocation } from './allocate/preferred-allocation';
+export { NVIDIA_CDI_KIND, nvidiaCdiName } from './allocate/nvidia-cdi';
+export type { XidEvent, XidEventSource, XidSourceFactory } from './health/xid-health';
 export { loadNvmlXidSource } from './health/nvml-xid-source';

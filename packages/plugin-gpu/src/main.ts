@@ -1,5 +1,4 @@
-import { runGpuCli } from './gpu-cli';
+import { runPlugin } from '@kdp/core/plugin';
+import { gpuPlugin } from './plugin';
 
-void runGpuCli({ argv: process.argv.slice(2) }).then((code) => {
-  process.exitCode = code;
-});
+void runPlugin(gpuPlugin);

@@ -2,25 +2,28 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import {
-  buildPluginBundle,
-  spawnServe,
-  type PluginBundle,
-  type ServeProcess,
-} from './plugin-process.fixture';
-import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './rdma-machine.fixture';
+import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
+import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './testing';
 
 // `kubelet-sim check` for both modes: the conformance suite against the real bundle's `serve`.
 
-let bundle: PluginBundle;
+let bundle: EntryBundle;
 beforeAll(() => {
-  bundle = buildPluginBundle();
+  bundle = bundleEntry(join(__dirname, 'main.ts'));
 }, 60_000);
+
+/** `infiniband-device-plugin serve` on the fixture machine, registering in `dir`. */
+const spawnServe = (fixture: SysfsFixture, dir: string, extra: readonly string[] = []): PluginProcess =>
+  spawnPlugin(bundle.path, [
+    'serve',
+    ...['--sysfs-root', fixture.root, '--dev-root', fixture.devRoot, '--device-plugin-dir', dir],
+    ...extra,
+  ]);
 afterAll(() => bundle.remove());
 
 describe('runConformance against infiniband-device-plugin serve', () => {
   let fixture: SysfsFixture;
-  let plugin: ServeProcess | undefined;
+  let plugin: PluginProcess | undefined;
   beforeEach(() => {
     fixture = createRdmaMachine();
   });
@@ -44,7 +47,7 @@ describe('runConformance against infiniband-device-plugin serve', () => {
         writeFileSync(file, configText);
         configArgs.push('--config', file);
       }
-      plugin = spawnServe(bundle, fixture, dir, configArgs);
+      plugin = spawnServe(fixture, dir, configArgs);
       const pid = plugin.child.pid;
       const report = await runConformance({
         dir,

@@ -1,13 +1,9 @@
-// Public API of @kdp/plugin-infiniband: RDMA discovery from sysfs, the k8s-rdma-shared-dev-plugin
-// configuration, shared and exclusive resource planning, and the `infiniband-device-plugin` CLI.
-
-export { BINARY, runInfinibandCli, VERSION } from './infiniband-cli';
-export type { InfinibandCliIo } from './infiniband-cli';
-export { discoverInfiniband } from './discover-infiniband';
-export { serveInfiniband } from './serve-infiniband';
-export { createRdmaScanner } from './create-rdma-scanner';
-export type { RdmaScanner, RdmaScannerOptions } from './create-rdma-scanner';
-export { readRdmaInventory } from './read-rdma-inventory';
+// Public API of @kdp/plugin-infiniband: the plugin definition (run by its binary and by kdp-device-plugins),
+// RDMA discovery from sysfs, the k8s-rdma-shared-dev-plugin configuration and resource planning.
+export { infinibandPlugin } from './plugin';
+export { DEFAULT_CONFIG_LIST, rdmaConfigSchema, resourceNameOf } from './config';
+export type { RdmaConfig, RdmaResourceConfig, RdmaSelectors } from './config';
+export { readRdmaInventory } from './scan/read-rdma-inventory';
 export type {
   RdmaCharDevice,
   RdmaCharKind,
@@ -15,21 +11,19 @@ export type {
   RdmaInventory,
   RdmaInventoryOptions,
   RdmaPort,
-} from './read-rdma-inventory';
+} from './scan/read-rdma-inventory';
 export {
   isPortUp,
   normalizeLinkLayer,
   parsePortAttribute,
   PORT_PHYS_STATE_LINK_UP,
   PORT_STATE_ACTIVE,
-} from './port-state';
-export type { PortAttribute } from './port-state';
-export { DEFAULT_CONFIG_LIST, rdmaConfigSchema, resourceNameOf } from './rdma-config';
-export type { RdmaConfig, RdmaResourceConfig, RdmaSelectors } from './rdma-config';
-export { matchSelectors } from './match-selectors';
-export type { SelectorMatch } from './match-selectors';
-export { hcaHealth } from './hca-health';
-export type { HcaHealth } from './hca-health';
-export { hcaDeviceNodes } from './hca-device-nodes';
-export { configWarnings, planResources } from './plan-resources';
-export type { PlannedResource, RdmaPayload, ResourcePlan } from './plan-resources';
+} from './scan/port-state';
+export type { PortAttribute } from './scan/port-state';
+export { matchSelectors } from './resources/match-selectors';
+export type { SelectorMatch } from './resources/match-selectors';
+export { hcaHealth } from './resources/hca-health';
+export type { HcaHealth } from './resources/hca-health';
+export { hcaDeviceNodes } from './resources/hca-device-nodes';
+export { configWarnings, planResources } from './resources/plan-resources';
+export type { PlanOptions, RdmaPayload, ResourcePlan } from './resources/plan-resources';

@@ -1,11 +1,4 @@
-import { runInfinibandCli } from './infiniband-cli';
+import { runPlugin } from '@kdp/core/plugin';
+import { infinibandPlugin } from './plugin';
 
-runInfinibandCli(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`infiniband-device-plugin: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+void runPlugin(infinibandPlugin);

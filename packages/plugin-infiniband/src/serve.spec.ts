@@ -2,24 +2,21 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import {
-  buildPluginBundle,
-  spawnServe,
-  type PluginBundle,
-  type ServeProcess,
-} from './plugin-process.fixture';
-import {
-  createRdmaMachine,
-  removeDevNode,
-  setPortState,
-  UPSTREAM_CONFIG_JSON,
-  writeDevNode,
-} from './rdma-machine.fixture';
+import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
+import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing';
 
-let bundle: PluginBundle;
+let bundle: EntryBundle;
 beforeAll(() => {
-  bundle = buildPluginBundle();
+  bundle = bundleEntry(join(__dirname, 'main.ts'));
 }, 60_000);
+
+/** `infiniband-device-plugin serve` on the fixture machine, registering in `dir`. */
+const spawnServe = (fixture: SysfsFixture, dir: string, extra: readonly string[] = []): PluginProcess =>
+  spawnPlugin(bundle.path, [
+    'serve',
+    ...['--sysfs-root', fixture.root, '--dev-root', fixture.devRoot, '--device-plugin-dir', dir],
+    ...extra,
+  ]);
 afterAll(() => bundle.remove());
 
 const RDMA = (names: readonly string[], permissions: string) =>
@@ -33,11 +30,11 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
   let fixture: SysfsFixture;
   let dir: string;
   let sim: KubeletSim;
-  let plugin: ServeProcess | undefined;
+  let plugin: PluginProcess | undefined;
   const stderr = (): string => plugin?.stderr() ?? '';
 
-  const serve = (...argv: string[]): ServeProcess => {
-    plugin = spawnServe(bundle, fixture, dir, argv);
+  const serve = (...argv: string[]): PluginProcess => {
+    plugin = spawnServe(fixture, dir, argv);
     return plugin;
   };
 
@@ -109,9 +106,9 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
     expect(upMs).toBeLessThan(15_000);
 
     // The uverbs node of the Omni-Path HFI vanishes and comes back.
-    removeDevNode(fixture, 'infiniband/uverbs2');
+    fixture.removeDevNode('/dev/infiniband/uverbs2');
     await until('rdma/hca', (s) => s.unhealthy.includes('0000:5e:00.0'));
-    writeDevNode(fixture, 'infiniband/uverbs2');
+    fixture.addDevNode('/dev/infiniband/uverbs2', 231, 194);
     await until('rdma/hca', (s) => s.healthy.length === 4);
 
     running.child.kill('SIGTERM');

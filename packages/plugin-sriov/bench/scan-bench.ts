@@ -1,10 +1,13 @@
-// Discovery benchmark: a generated node of 8 PFs × 256 VFs (2,048 VFs), scanned and assigned to pools.
+// Discovery benchmark: a generated node of 8 PFs × 256 VFs (2,048 VFs), scanned and assigned to pools as the
+// plugin's scan does (one Host for the process, as the runtime gives it, the functions' directories and
+// pools kept from scan to scan; BENCH_FRESH_SYSFS=1: a new sysfs reader per scan instead).
 import { cpus, loadavg } from 'node:os';
+import { createHost, createSysfs } from '@kdp/topology';
 import { createSysfsFixture } from '@kdp/topology/testing';
-import { assignPools } from '../src/assign-pools';
-import { createScanReaders, scanNode } from '../src/scan-node';
-import { sriovConfigSchema } from '../src/sriov-config';
-import { addSriovPf, type FixturePf } from '../src/sriov-node.fixture';
+import { sriovConfigSchema } from '../src/config';
+import { assignPools, poolIndex } from '../src/resources/assign-pools';
+import { scanNics } from '../src/scan/scan-nics';
+import { addSriovPf, type FixturePf } from '../src/testing';
 
 const PFS = 8;
 const VFS = 256;
@@ -56,13 +59,23 @@ async function main(): Promise<void> {
         { resourceName: 'e810_rest', selectors: { vendors: ['8086'], devices: ['1889'] } },
       ],
     });
+    const host = createHost({
+      sysfsRoot: fixture.root,
+      procRoot: fixture.procRoot,
+      devRoot: fixture.devRoot,
+    });
+    const fresh = process.env['BENCH_FRESH_SYSFS'] === '1';
+    let previous: ReadonlyMap<string, string> = new Map();
+    const knownPaths = new Map<string, string>();
     const times: number[] = [];
     let vfs = 0;
     let pooled = 0;
     for (let run = 0; run < RUNS + 2; run++) {
       const start = performance.now();
-      const scan = await scanNode(createScanReaders(fixture.root, fixture.procRoot));
-      const assignment = assignPools(scan, config, { defaultPrefix: 'intel.com' });
+      const sysfs = fresh ? createSysfs({ root: fixture.root }) : host.sysfs;
+      const scan = await scanNics({ sysfs, procfs: host.procfs }, knownPaths);
+      const assignment = assignPools(scan, config, { defaultPrefix: 'intel.com', previous });
+      previous = poolIndex(assignment);
       const ms = performance.now() - start;
       if (run >= 2) times.push(ms); // two warm-up runs (JIT, dentry cache)
       vfs = scan.functions.filter((fn) => fn.vf !== undefined).length;
@@ -75,6 +88,7 @@ async function main(): Promise<void> {
       ['node', `${PFS} PFs x ${VFS} VFs = ${vfs} VFs (${pooled} in 3 pools)`],
       ['fixture generation', `${generateMs.toFixed(0)} ms`],
       ['runs', `${RUNS} (after 2 warm-up)`],
+      ['sysfs reader', fresh ? 'a fresh createSysfs per scan' : 'one for the process (ctx.host.sysfs)'],
       ['full scan + pool assignment min', `${at(0).toFixed(1)} ms`],
       ['full scan + pool assignment median', `${at(0.5).toFixed(1)} ms`],
       ['full scan + pool assignment p90', `${at(0.9).toFixed(1)} ms`],

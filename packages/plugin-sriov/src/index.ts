@@ -1,11 +1,6 @@
-// Public API of @kdp/plugin-sriov: the CLI, discovery, pool assignment and the upstream-compatible outputs.
-
-export { runSriovCli, SRIOV_PLUGIN_VERSION } from './run-sriov-cli';
-export type { SriovCliOverrides } from './run-sriov-cli';
-export { serveSriov } from './serve-sriov';
-export type { ServeSriovOptions } from './serve-sriov';
-export { discoverSriov } from './discover-sriov';
-export type { DiscoverSriovOptions } from './discover-sriov';
+// Public API of @kdp/plugin-sriov: the plugin definition (run by its binary and by kdp-device-plugins), NIC
+// discovery, pool assignment and the sriov-network-device-plugin compatible configuration and outputs.
+export { sriovPlugin } from './plugin';
 export {
   configWarnings,
   DEFAULT_RESOURCE_PREFIX,
@@ -13,29 +8,47 @@ export {
   poolSelectors,
   sriovConfigSchema,
   UNSUPPORTED_SELECTORS,
-} from './sriov-config';
-export type { SriovConfig, SriovPool, SriovSelector } from './sriov-config';
-export { formatVfRange, parseVfRange } from './vf-range';
-export type { VfRangeParse, VfRangeSelector } from './vf-range';
-export { createBlockingSysfs } from './blocking-sysfs';
-export { createScanReaders, kindOfClass, scanNode } from './scan-node';
-export type { ScanNodeOptions } from './scan-node';
-export { functionPath } from './nic-function';
-export type { FunctionKind, NicFunction, NodeScan, SkippedFunction } from './nic-function';
-export { matchSelector } from './match-selector';
-export type { SelectorVerdict } from './match-selector';
-export { assignPools, poolIndex } from './assign-pools';
-export type { Assignment, AssignPoolsOptions, PooledFunction, PoolAssignment } from './assign-pools';
-export { containerAllocation, deviceContribution, envVarName } from './sriov-allocation';
-export type { DeviceContribution, HostFacts } from './sriov-allocation';
-export { DEFAULT_DEVINFO_DIR, DEVICE_INFO_VERSION, deviceInfoFileName, pciDeviceInfo } from './device-info';
-export { createDeviceInfoStore } from './device-info-store';
-export type { DeviceInfoStore } from './device-info-store';
-export { goJson, goString } from './go-json';
-export type { GoJsonValue } from './go-json';
-export { preferVfs } from './prefer-vfs';
-export type { PreferVfsInput, VfPlacement } from './prefer-vfs';
-export { parseDefaultRouteInterfaces, readDefaultRouteInterfaces } from './default-route';
-export { RDMA_CM, readRdmaCharDevices } from './rdma-char-devices';
-export { poolDevices, toPluginDevice, withVanished } from './pool-devices';
-export type { SriovPayload } from './pool-devices';
+  type SriovConfig,
+  type SriovPool,
+  type SriovSelector,
+} from './config';
+export { kindOfClass, scanNics } from './scan/scan-nics';
+export { functionPath, type FunctionKind, type NicFunction, type NodeScan } from './scan/nic-function';
+export {
+  parseDefaultRouteInterfaces,
+  readDefaultRouteInterfaces,
+} from './scan/read-default-route-interfaces';
+export { RDMA_CM, readRdmaCharDevices } from './scan/read-rdma-char-devices';
+export { formatVfRange, parseVfRange, type VfRangeParse, type VfRangeSelector } from './resources/vf-range';
+export { matchSelector, type SelectorVerdict } from './resources/match-selector';
+export {
+  assignPools,
+  poolIndex,
+  type Assignment,
+  type AssignPoolsOptions,
+  type PooledFunction,
+  type PoolAssignment,
+} from './resources/assign-pools';
+export {
+  poolResources,
+  toPluginDevice,
+  type PoolResourceOptions,
+  type SriovScan,
+} from './resources/pool-resources';
+export {
+  containerAllocation,
+  deviceContribution,
+  envVarName,
+  rdmaDevicesOf,
+  type DeviceContribution,
+  type HostFacts,
+} from './allocate/container-allocation';
+export {
+  DEFAULT_DEVINFO_DIR,
+  DEVICE_INFO_VERSION,
+  deviceInfoFileName,
+  pciDeviceInfo,
+} from './allocate/device-info';
+export { createDeviceInfoStore, type DeviceInfoStore } from './allocate/device-info-store';
+export { goJson, goString, type GoJsonValue } from './allocate/go-json';
+export { preferVfs, type PreferVfsInput, type VfPlacement } from './allocate/prefer-vfs';

@@ -1,11 +1,4 @@
-import { runSriovCli } from './run-sriov-cli';
+import { runPlugin } from '@kdp/core/plugin';
+import { sriovPlugin } from './plugin';
 
-runSriovCli(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`sriov-device-plugin: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+void runPlugin(sriovPlugin);

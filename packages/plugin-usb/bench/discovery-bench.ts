@@ -1,11 +1,12 @@
 // Discovery benchmark: one full scan (sysfs walk, interface nodes, match rules, IDs) of a generated fixture tree
 // with 500 USB devices, repeated; prints a table. Target: under 200 ms per scan.
 import { cpus, loadavg } from 'node:os';
-import { createSysfs } from '@kdp/topology';
-import type { UsbStringCache } from '../src/read-usb-device';
-import { computeInventory } from '../src/compute-inventory';
-import { toResourceSpecs } from '../src/resource-spec';
-import { usbConfigSchema } from '../src/usb-config';
+import { createHost } from '@kdp/topology';
+import { usbConfigSchema } from '../src/config';
+import { configuredResources, pathPatterns } from '../src/resources/configured-resources';
+import { planResources } from '../src/resources/plan-resources';
+import type { UsbStringCache } from '../src/scan/read-usb-device';
+import { scanUsbHost } from '../src/scan/scan-usb-host';
 import { generateUsbTree } from '../src/testing/generate-usb-tree';
 import { createUsbFixture } from '../src/testing/usb-fixture';
 
@@ -22,19 +23,15 @@ async function main(): Promise<void> {
         { name: 'example.com/storage', match: [{ class: '08', serial: 'SN*' }] },
       ],
     });
-    const specs = toResourceSpecs(config);
+    const patterns = pathPatterns(configuredResources(config));
     // Cold: what `discover` does (fresh reader, no cache). Warm: what `serve` does on every trigger (descriptor
     // strings cached per plug).
     const stringCache: UsbStringCache = new Map();
     const scan = async (warm: boolean) => {
-      const sysfs = createSysfs({ root: usb.sys.root });
+      const host = createHost({ sysfsRoot: usb.sys.root, devRoot: usb.sys.devRoot });
       const start = performance.now();
-      const inventory = await computeInventory({
-        sysfs,
-        devRoot: usb.sys.devRoot,
-        specs,
-        ...(warm ? { stringCache } : {}),
-      });
+      const scanned = await scanUsbHost({ host, patterns, ...(warm ? { strings: stringCache } : {}) });
+      const inventory = { scan: scanned, ...planResources(config, scanned, async () => ({})) };
       return { ms: performance.now() - start, inventory };
     };
     for (let i = 0; i < 3; i++) await scan(true); // warm-up (JIT, dentry cache)

@@ -1,5 +1,4 @@
-import { runUsbPluginCli } from './usb-plugin-cli';
+import { runPlugin } from '@kdp/core/plugin';
+import { usbPlugin } from './plugin';
 
-void runUsbPluginCli(process.argv.slice(2)).then((code) => {
-  process.exitCode = code;
-});
+void runPlugin(usbPlugin);

@@ -1,5 +1,5 @@
 /**
- * Sysfs reading with a confined root, NUMA and PCIe locality, TopologyInfo and the preferred-allocation policy.
+ * Host access with confined roots (sysfs, /dev, procfs), NUMA and PCIe locality, TopologyInfo and the preferred-allocation policy.
  * Test fixtures live in the second entry point `@kdp/topology/testing`.
  *
  * @packageDocumentation
@@ -24,6 +24,13 @@ export {
 } from './allocation/locality-rank';
 export type { LocalityRank } from './allocation/locality-rank';
 
+export { createHost } from './host/create-host';
+export type { Host, HostRoots } from './host/create-host';
+export { createDevfs } from './host/create-devfs';
+export type { Devfs, DevNodeState } from './host/create-devfs';
+export { globToRegExp, hasGlobSyntax } from './host/glob-pattern';
+export type { GlobOptions } from './host/glob-pattern';
+
 export { createSysfs } from './sysfs/create-sysfs';
 export type { Sysfs, SysfsFailure, SysfsLocation, SysfsOptions } from './sysfs/create-sysfs';
 export { formatCpuList, maxCpuNumber, parseCpuList, parseCpuMask } from './sysfs/cpu-list';
@@ -43,6 +50,13 @@ export type { VirtfnLink } from './pci/read-virtfn-links';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
 export { pciDeviceLocality, rankPciLocality } from './pci/pci-locality';
+export { scanPciFunctions } from './pci/scan-pci-functions';
+export type {
+  PciFunction,
+  PciFunctionScan,
+  PciSriovCapability,
+  ScanPciFunctionsOptions,
+} from './pci/scan-pci-functions';
 
 export { topologyInfo, topologyInfoOf } from './topology-info';
 export type { DeviceTopology } from './topology-info';

@@ -1,10 +1,5 @@
+import type { ProbeResult } from '@kdp/base';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-
-/** A probe's answer: `ok`, and a short plain-text message for the HTTP body. */
-export interface ProbeResult {
-  readonly ok: boolean;
-  readonly message?: string;
-}
 
 /** Options for {@link createPluginMetrics}. */
 export interface PluginMetricsOptions {

@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PLUGIN_NAMES, type PluginName } from '../plugin-names';
@@ -9,23 +8,29 @@ import { createSampleNode, type SampleNode } from './create-sample-node';
 
 const run = promisify(execFile);
 
+interface DiscoverDevice {
+  id: string;
+  health: string;
+  numaNodes: number[];
+  deviceSpecs: { hostPath: string }[];
+  envs: Record<string, string>;
+}
+
 interface DiscoverDocument {
-  resources: { resourceName: string; devices: { id: string; health: string; numaNodes: number[] }[] }[];
+  resources: { resourceName: string; devices: DiscoverDevice[] }[];
   excluded: { path: string; reason: string }[];
 }
 
 describe('createSampleNode', () => {
-  let base: string;
   let node: SampleNode;
   let bundles: Record<PluginName, string>;
 
   beforeAll(() => {
     bundles = bundlePlugins(join(__dirname, '..', '..', 'dist', 'spec-sample-node'));
-    base = mkdtempSync(join(tmpdir(), 'kdp-sn-'));
-    node = createSampleNode({ root: join(base, 'node') });
+    node = createSampleNode();
   }, 120_000);
 
-  afterAll(() => rmSync(base, { recursive: true, force: true }));
+  afterAll(() => node.remove());
 
   const discover = async (plugin: PluginName): Promise<DiscoverDocument> => {
     const args = [
@@ -63,11 +68,26 @@ describe('createSampleNode', () => {
     expect(hcas.resources[0]?.devices.map((d) => d.numaNodes).sort()).toEqual([[0], [1]]);
   }, 60_000);
 
+  it('lists what a container receives for each device, as Allocate answers', async () => {
+    const devices = (await discover('gpu')).resources.flatMap((r) => r.devices);
+    const nvidia = devices.find((d) => d.id === node.fault.deviceId);
+    // The envvar strategy: the GPU is named in NVIDIA_VISIBLE_DEVICES, its nodes are the runtime's business.
+    expect(nvidia?.envs).toEqual({ NVIDIA_VISIBLE_DEVICES: node.fault.deviceId });
+    expect(nvidia?.deviceSpecs).toEqual([]);
+    const amd = devices.find((d) => d.id === '0000:18:00.0');
+    expect(amd?.deviceSpecs.map((s) => s.hostPath)).toEqual([
+      '/dev/kfd',
+      '/dev/dri/card0',
+      '/dev/dri/renderD128',
+    ]);
+  }, 60_000);
+
   it('writes a configuration file per plugin under root/config', () => {
     for (const plugin of PLUGIN_NAMES) {
       expect(node.configs[plugin].startsWith(join(node.root, 'config'))).toBe(true);
       expect(readFileSync(node.configs[plugin], 'utf8').length).toBeGreaterThan(0);
     }
+    expect(node.flags.infiniband).toEqual(['--poll-interval=500ms']);
   });
 
   it('fails a GPU by removing its device node and recovers it by restoring it', async () => {
@@ -77,18 +97,21 @@ describe('createSampleNode', () => {
     const failed = await discover('gpu');
     const device = (doc: DiscoverDocument) =>
       doc.resources.flatMap((r) => r.devices).find((d) => d.id === node.fault.deviceId);
-    // One scan never saw it healthy, so discover excludes it; serve keeps it listed as Unhealthy (the demo run).
+    // One scan never saw it healthy, so discover holds it back; serve keeps it listed as Unhealthy (the demo run).
     expect(device(failed)).toBeUndefined();
     expect(failed.excluded).toContainEqual({
       path: '/sys/bus/pci/devices/0000:99:00.0',
-      reason: `${node.fault.deviceId}: /dev/nvidia1 is missing`,
+      reason: `${node.fault.deviceId}: /dev/nvidia1 is missing (advertised once healthy)`,
     });
     node.fault.recover();
     expect(readFileSync(path, 'utf8')).toBe('c 195:1\n');
     expect(device(await discover('gpu'))?.health).toBe('Healthy');
   }, 60_000);
 
-  it('refuses a root that is not empty', () => {
-    expect(() => createSampleNode({ root: node.root })).toThrow(/is not empty/);
+  it('removes its temp dir', () => {
+    const other = createSampleNode();
+    expect(existsSync(join(other.root, 'sys', 'bus', 'pci', 'devices', '0000:17:00.0'))).toBe(true);
+    other.remove();
+    expect(existsSync(other.root)).toBe(false);
   });
 });

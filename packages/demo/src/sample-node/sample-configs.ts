@@ -1,5 +1,7 @@
 import type { PluginName } from '../plugin-names';
-import { FPGA_CARD } from './add-fpga';
+
+/** The af-mode resource name Intel's plugin derives from the sample FPGA's interface ID and NLB0 AFU ID. */
+export const FPGA_RESOURCE = 'fpga.intel.com/af-695.d84.aVKNtusxV3qMNmj5-qCB9thCTcSko8QT-J5DNoP5BAs';
 
 /** One resource the sample node should make a plugin advertise, with its device count. */
 export interface ExpectedResource {
@@ -18,13 +20,23 @@ export const EXPECTED_RESOURCES: readonly ExpectedResource[] = [
   { plugin: 'usb', resource: 'example.com/serial', devices: 2 },
   { plugin: 'usb', resource: 'example.com/camera', devices: 2 },
   { plugin: 'usb', resource: 'example.com/zigbee', devices: 1 },
-  { plugin: 'fpga', resource: FPGA_CARD.resource, devices: 1 },
+  { plugin: 'fpga', resource: FPGA_RESOURCE, devices: 1 },
 ];
 
-/** The configuration file of each plugin: file name and content (YAML, upstream's JSON for SR-IOV). */
-export const SAMPLE_CONFIGS: Readonly<
-  Record<PluginName, { readonly file: string; readonly content: string }>
-> = {
+/** How one plugin runs on the sample node. */
+export interface SampleConfig {
+  /** Its configuration file: name and content (YAML; upstream's JSON for SR-IOV). */
+  readonly file: string;
+  readonly content: string;
+  /**
+   * Common flags its own process gets beyond the roots and directories (`--poll-interval`). In one
+   * `kdp-device-plugins` process the common flags are shared by all five plugins, so these are left out there.
+   */
+  readonly flags: readonly string[];
+}
+
+/** The configuration of each plugin on the sample node. */
+export const SAMPLE_CONFIGS: Readonly<Record<PluginName, SampleConfig>> = {
   gpu: {
     file: 'gpu.yaml',
     content: `# NVIDIA GPUs as env var and CDI names; no NVML on a fixture node (health from sysfs, procfs and /dev)
@@ -32,8 +44,8 @@ nvidia:
   deviceListStrategy: [envvar, cdi]
 health:
   nvml: off
-  pollIntervalMs: 1000
 `,
+    flags: [],
   },
   sriov: {
     file: 'sriov.json',
@@ -55,16 +67,17 @@ health:
       null,
       2,
     )}\n`,
+    flags: [],
   },
   infiniband: {
     file: 'infiniband.yaml',
-    content: `# one device per HCA (kdp's exclusive mode), port health polled every 500 ms
-pollIntervalMs: 500
+    content: `# one device per HCA (kdp's exclusive mode); port health is polled every 500 ms (--poll-interval)
 configList:
   - resourceName: hca
     mode: exclusive
     selectors: { vendors: ['15b3'], linkTypes: [infiniband] }
 `,
+    flags: ['--poll-interval=500ms'],
   },
   usb: {
     file: 'usb.yaml',
@@ -79,12 +92,13 @@ resources:
   - name: example.com/zigbee
     match: [{ vendor: 10c4, product: ea60 }]
 `,
+    flags: [],
   },
   fpga: {
     file: 'fpga.yaml',
     content: `# Intel FPGAs advertised by the AFU loaded on them (fpga.intel.com/af-...)
 mode: af
-pollIntervalMs: 1000
 `,
+    flags: [],
   },
 };

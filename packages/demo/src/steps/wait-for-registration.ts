@@ -20,11 +20,11 @@ export async function waitForRegistration(ctx: DemoContext): Promise<void> {
         return state?.registered === true && state.devices.length >= e.devices;
       },
       failure: 'did not register all devices of',
-      report: (plugin, expected) => {
+      report: (process, expected) => {
         const parts = expected.map((e) => {
           const count = sim.resource(e.resource)?.devices.length ?? 0;
           const at = registeredAt.get(e.resource) ?? now();
-          return `${e.resource} (${count} device${count === 1 ? '' : 's'}) after ${ms(at - plugin.startedAt)}`;
+          return `${e.resource} (${count} device${count === 1 ? '' : 's'}) after ${ms(at - process.startedAt)}`;
         });
         return `registered ${parts.join(', ')}`;
       },

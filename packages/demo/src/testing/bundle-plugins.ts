@@ -5,30 +5,48 @@ import { PLUGIN_NAMES, type PluginName } from '../plugin-names';
 /** Native addons each plugin's build keeps out of its bundle (they resolve from the workspace's node_modules). */
 const EXTERNAL: Partial<Record<PluginName, readonly string[]>> = { gpu: ['koffi'], usb: ['usb'] };
 
-const packagesDir = join(__dirname, '..', '..', '..');
+/** The repository's `packages/` (this file is packages/demo/src/testing/bundle-plugins.ts). */
+const PACKAGES_DIR = join(__dirname, '..', '..', '..');
+
+/** Where the sources are and what else to bundle. */
+export interface BundleOptions {
+  /** Also bundle the demo. */
+  readonly demo?: boolean;
+  /** Also bundle `kdp-device-plugins`. */
+  readonly allInOne?: boolean;
+  /** The repository's `packages/` (default: found from this file; a bundled caller passes its own). */
+  readonly packagesDir?: string;
+}
+
+/** Bundles `packages/<folder>/src/main.ts` into `<outDir>/<folder>/dist/main.js`; returns that path. */
+function bundlePackage(
+  outDir: string,
+  folder: string,
+  options: BundleOptions,
+  external: readonly string[] = [],
+): string {
+  const outfile = join(outDir, folder, 'dist', 'main.js');
+  const entry = join(options.packagesDir ?? PACKAGES_DIR, folder, 'src', 'main.ts');
+  bundleEntry(entry, { outfile, external });
+  return outfile;
+}
 
 /**
- * Bundles the five plugins (and, with `demo: true`, the demo) as their `build` targets do, into
- * `<outDir>/<package folder>/dist/main.js`: the layout of `packages/`, so a demo bundle there finds the plugin
- * bundles beside it. `outDir` should lie inside the workspace so the external native addons resolve.
+ * Bundles the five plugins (with `allInOne: true` also `kdp-device-plugins`, with `demo: true` also the demo)
+ * as their `build` targets do, into `<outDir>/<package folder>/dist/main.js`: the layout of `packages/`, so a
+ * demo bundle there finds the plugin bundles beside it. `outDir` should lie inside the workspace so the external
+ * native addons resolve.
  */
-export function bundlePlugins(
-  outDir: string,
-  options: { readonly demo?: boolean } = {},
-): Record<PluginName, string> {
+export function bundlePlugins(outDir: string, options: BundleOptions = {}): Record<PluginName, string> {
   const bundles = {} as Record<PluginName, string>;
-  for (const plugin of PLUGIN_NAMES) {
-    const outfile = join(outDir, `plugin-${plugin}`, 'dist', 'main.js');
-    bundleEntry(join(packagesDir, `plugin-${plugin}`, 'src', 'main.ts'), {
-      outfile,
-      external: EXTERNAL[plugin] ?? [],
-    });
-    bundles[plugin] = outfile;
-  }
-  if (options.demo === true) {
-    bundleEntry(join(packagesDir, 'demo', 'src', 'main.ts'), {
-      outfile: join(outDir, 'demo', 'dist', 'main.js'),
-    });
-  }
+  for (const plugin of PLUGIN_NAMES)
+    bundles[plugin] = bundlePackage(outDir, `plugin-${plugin}`, options, EXTERNAL[plugin]);
+  if (options.allInOne === true) bundleAllInOne(outDir, options);
+  if (options.demo === true) bundlePackage(outDir, 'demo', options);
   return bundles;
+}
+
+/** Bundles `kdp-device-plugins` (all five plugins in one process) as its `build` target does; returns the path. */
+export function bundleAllInOne(outDir: string, options: Pick<BundleOptions, 'packagesDir'> = {}): string {
+  return bundlePackage(outDir, 'device-plugins', options, ['koffi', 'usb']);
 }

@@ -33,7 +33,12 @@ describe('parseArgs', () => {
     [['check', '--dir'], '--dir needs a value'],
     [['check', '--dir', 'a', '--dir', 'b'], '--dir given twice'],
     [['check', '--dir', 'a', '--pid', '0'], '--pid needs an integer of at least 1, got "0"'],
-    [['check', '--dir', 'a', '--restarts', '-1'], '--restarts needs an integer of at least 0, got "-1"'],
+    [['check', '--dir', 'a', '--restarts=-1'], '--restarts needs an integer of at least 0, got "-1"'],
+    [
+      ['check', '--dir', 'a', '--restarts', '-1'],
+      '--restarts needs a value; write --restarts=VALUE for one that starts with "-"',
+    ],
+    [['check', '--dir', 'a', '--json=yes'], '--json does not take a value'],
     [['serve', '--dir', 'a', '--pid', '3'], 'unknown flag "--pid" for serve'],
     [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
   ])('rejects %j', (argv, message) => {

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { parseArgs as nodeParseArgs, type ParseArgsConfig } from 'node:util';
 
 /** A command line the user got wrong; the CLI prints the message and exits with code 2. */
 export class UsageError extends Error {
@@ -40,14 +41,25 @@ check   runs the device-plugin conformance suite against the plugin that registe
         (exit 0: every check passed or warned; 1: a check failed; 2: usage error)
 `;
 
-const valueFlags: Readonly<Record<'serve' | 'check', readonly string[]>> = {
-  serve: ['--dir', '--pod-resources-socket', '--plugins-registry'],
-  check: ['--dir', '--resource', '--pid', '--restarts', '--timeout'],
-};
-const boolFlags: Readonly<Record<'serve' | 'check', readonly string[]>> = {
-  serve: ['--json', '--accept-v1alpha'],
-  check: ['--json'],
-};
+const FLAGS = {
+  serve: {
+    dir: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    'pod-resources-socket': { type: 'string', multiple: true },
+    'plugins-registry': { type: 'string', multiple: true },
+    'accept-v1alpha': { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  check: {
+    dir: { type: 'string', multiple: true },
+    json: { type: 'boolean' },
+    resource: { type: 'string', multiple: true },
+    pid: { type: 'string', multiple: true },
+    restarts: { type: 'string', multiple: true },
+    timeout: { type: 'string', multiple: true },
+    help: { type: 'boolean', short: 'h' },
+  },
+} as const satisfies Record<'serve' | 'check', ParseArgsConfig['options']>;
 
 function integer(flag: string, value: string, min: number): number {
   const n = Number(value);
@@ -67,25 +79,32 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (command !== 'serve' && command !== 'check') {
     throw new UsageError(`unknown command ${JSON.stringify(command)}; expected serve or check`);
   }
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  for (let i = 0; i < rest.length; i += 1) {
-    const arg = rest[i] ?? '';
-    if (arg === '--help' || arg === '-h') return { command: 'help' };
-    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (valueFlags[command].includes(name)) {
-      const value = eq > 0 ? arg.slice(eq + 1) : rest[(i += 1)];
-      if (value === undefined || value === '') throw new UsageError(`${name} needs a value`);
-      if (values.has(name)) throw new UsageError(`${name} given twice`);
-      values.set(name, value);
-    } else if (boolFlags[command].includes(arg)) {
-      flags.add(arg);
-    } else {
-      const kind = arg.startsWith('-') ? 'flag' : 'argument';
-      throw new UsageError(`unknown ${kind} ${JSON.stringify(arg)} for ${command}`);
-    }
+  let parsed: { values: Record<string, string[] | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = nodeParseArgs({
+      args: rest,
+      options: FLAGS[command],
+      strict: true,
+      allowPositionals: true,
+    }) as typeof parsed;
+  } catch (err) {
+    throw new UsageError(usageMessage(command, err));
   }
+  if (parsed.values['help'] === true) return { command: 'help' };
+  const [extra] = parsed.positionals;
+  if (extra !== undefined) throw new UsageError(`unknown argument ${JSON.stringify(extra)} for ${command}`);
+  const values = new Map<string, string>();
+  for (const [name, given] of Object.entries(parsed.values)) {
+    if (!Array.isArray(given)) continue;
+    if (given.length > 1) throw new UsageError(`--${name} given twice`);
+    if (given[0] === undefined || given[0] === '') throw new UsageError(`--${name} needs a value`);
+    values.set(`--${name}`, given[0]);
+  }
+  const flags = new Set(
+    Object.keys(parsed.values)
+      .filter((name) => parsed.values[name] === true)
+      .map((name) => `--${name}`),
+  );
   // Paths become absolute: gRPC reads `unix:dp/kubelet.sock` as a host name, not a relative path.
   const path = (flag: string): string | undefined => {
     const value = values.get(flag);
@@ -119,4 +138,18 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     ...(resource === undefined ? {} : { resource }),
     ...(pid === undefined ? {} : { pid: integer('--pid', pid, 1) }),
   };
+}
+
+/** parseArgs's error, said the way the rest of this CLI says it (`--pid needs a value`, `unknown flag "--x" for serve`). */
+function usageMessage(command: 'serve' | 'check', err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  const option = /'(-[^' ]*)/.exec(message)?.[1] ?? '';
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return `unknown flag ${JSON.stringify(option)} for ${command}`;
+  if (code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return message;
+  if (/argument missing/.test(message)) return `${option} needs a value`;
+  if (/ambiguous/.test(message))
+    return `${option} needs a value; write ${option}=VALUE for one that starts with "-"`;
+  return `${option} does not take a value`;
 }

@@ -108,13 +108,17 @@ describe('kubelet-sim CLI', () => {
     }
   });
 
-  it('runCli prints usage for --help in-process', async () => {
+  it('runCli prints usage for --help and the version it is given for --version, in-process', async () => {
     let text = '';
-    const code = await runCli(['--help'], {
+    const io = {
       stdout: { write: (s: string) => (text += s) },
       stderr: { write: () => true },
-    });
-    expect(code).toBe(0);
+      version: '4.5.6',
+    };
+    expect(await runCli(['--help'], io)).toBe(0);
     expect(text).toContain('kubelet-sim check --dir DIR');
+    text = '';
+    expect(await runCli(['--version'], io)).toBe(0);
+    expect(text).toBe('kubelet-sim 4.5.6\n');
   });
 });

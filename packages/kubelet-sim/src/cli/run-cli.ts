@@ -13,10 +13,9 @@ export interface CliIo {
   readonly stderr: { write(text: string): unknown };
   /** Aborting it stops `serve` (main wires SIGINT and SIGTERM to it). */
   readonly signal?: AbortSignal;
+  /** What `--version` prints: the package's version, which main reads from package.json at build time. */
+  readonly version: string;
 }
-
-/** The package version `--version` prints. */
-const version = '0.1.0';
 
 /** Runs `kubelet-sim` with the arguments after the binary name; resolves with the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -34,7 +33,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         io.stdout.write(usage);
         return 0;
       case 'version':
-        io.stdout.write(`${version}\n`);
+        io.stdout.write(`kubelet-sim ${io.version}\n`);
         return 0;
       case 'serve':
         return await serve(args, io);

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '@kdp/base';
 
 /** A manual clock for tests: time moves only when {@link FakeClock.advance} is called. */
 export interface FakeClock extends Clock {

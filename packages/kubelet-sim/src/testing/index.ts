@@ -8,3 +8,5 @@
 
 export { bundleEntry } from './bundle-entry';
 export type { BundleEntryOptions, EntryBundle } from './bundle-entry';
+export { spawnPlugin } from './spawn-plugin';
+export type { PluginProcess } from './spawn-plugin';

@@ -1,17 +1,17 @@
-import { status } from '@grpc/grpc-js';
-import type { PluginDevice } from '@kdp/core';
+import { Code, type PluginDevice } from '@kdp/core';
 import type { SysfsFixture } from '@kdp/topology/testing';
+import type { GpuPayload } from '../resources/plan-resources';
 import {
   AMD_GPUS,
   buildAmdMachine,
   buildIntelMachine,
   buildNvidiaMachine,
+  fixtureDevices,
+  gpuConfig,
   INTEL_GPUS,
   NVIDIA_UUIDS,
-} from '../testing/gpu-machines';
-import { fixtureDevices, gpuConfig } from '../testing/scan-fixture';
+} from '../testing';
 import { allocateGpus } from './allocate-gpus';
-import type { GpuPayload } from './gpu-devices';
 
 // Expected payloads are what the established plugins return for the same devices (see
 // shared/reference/gpu-anchors.md): NVIDIA k8s-device-plugin's default `envvar` strategy sets only
@@ -112,7 +112,7 @@ describe('allocateGpus', () => {
     const strict = gpuConfig({ sharing: { replicas: 4, failRequestsGreaterThanOne: true } });
     expect(() => allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::1`]), strict)).toThrow(
       expect.objectContaining({
-        code: status.INVALID_ARGUMENT,
+        code: Code.InvalidArgument,
         message: expect.stringContaining('one replica per container'),
       }),
     );

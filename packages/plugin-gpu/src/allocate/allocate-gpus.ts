@@ -1,32 +1,28 @@
-import { status } from '@grpc/grpc-js';
-import { DevicePluginError, type ContainerAllocation, type DeviceNode, type PluginDevice } from '@kdp/core';
-import type { Gpu } from '../discovery/gpu';
-import type { GpuConfig } from '../gpu-config';
-import type { GpuPayload } from './gpu-devices';
-
-/** CDI vendor and class of the NVIDIA devices this plugin writes (the same kind NVIDIA's plugin uses). */
-export const NVIDIA_CDI_VENDOR = 'k8s.device-plugin.nvidia.com';
-export const NVIDIA_CDI_CLASS = 'gpu';
-
-/** The CDI device name of an NVIDIA GPU or MIG device ("/" is not allowed in CDI names, so MIG uses ":"). */
-export function nvidiaCdiName(gpu: Gpu): string {
-  return gpu.id.replaceAll('/', ':');
-}
+import {
+  Code,
+  DevicePluginError,
+  type ContainerAllocation,
+  type DeviceNode,
+  type PluginDevice,
+} from '@kdp/core';
+import type { GpuConfig } from '../config';
+import type { GpuPayload } from '../resources/plan-resources';
+import type { Gpu } from '../scan/gpu';
+import { NVIDIA_CDI_KIND, nvidiaCdiName } from './nvidia-cdi';
 
 /** The physical GPUs behind a container's devices (replicas folded), in request order. */
 export function physicalGpus(devices: readonly PluginDevice<GpuPayload>[]): Gpu[] {
-  const seen = new Map<string, Gpu>();
-  for (const device of devices) {
-    const gpu = device.payload?.gpu;
-    if (gpu !== undefined && !seen.has(gpu.id)) seen.set(gpu.id, gpu);
-  }
-  return [...seen.values()];
+  const gpus = devices.flatMap((device) => (device.payload === undefined ? [] : [device.payload.gpu]));
+  return gpus.filter((gpu, index) => gpus.findIndex((other) => other.id === gpu.id) === index);
 }
 
-const nodes = (paths: readonly string[]): DeviceNode[] =>
-  paths.map((path) => ({ containerPath: path, hostPath: path, permissions: 'rw' }));
-
-const unique = (paths: readonly string[]): string[] => [...new Set(paths)];
+/** The shared and own device nodes of GPUs, each once, read-write. */
+const nodesOf = (gpus: readonly Gpu[]): DeviceNode[] =>
+  [...new Set(gpus.flatMap((gpu) => [...gpu.sharedNodes, ...gpu.deviceNodes]))].map((path) => ({
+    containerPath: path,
+    hostPath: path,
+    permissions: 'rw',
+  }));
 
 /**
  * One container's allocation. NVIDIA: `NVIDIA_VISIBLE_DEVICES` and/or CDI names (`deviceListStrategy`), plus
@@ -36,12 +32,11 @@ const unique = (paths: readonly string[]): string[] => [...new Set(paths)];
 export function allocateGpus(
   devices: readonly PluginDevice<GpuPayload>[],
   config: GpuConfig,
-  cdiKind = `${NVIDIA_CDI_VENDOR}/${NVIDIA_CDI_CLASS}`,
 ): ContainerAllocation {
   const { replicas, failRequestsGreaterThanOne } = config.sharing;
   if (replicas > 1 && failRequestsGreaterThanOne && devices.length > 1) {
     throw new DevicePluginError(
-      status.INVALID_ARGUMENT,
+      Code.InvalidArgument,
       `request for ${devices.length} shared GPU replicas refused: sharing.failRequestsGreaterThanOne allows one replica per container`,
     );
   }
@@ -54,15 +49,10 @@ export function allocateGpus(
         ? { envs: { NVIDIA_VISIBLE_DEVICES: gpus.map((gpu) => gpu.id).join(',') } }
         : {}),
       ...(strategies.includes('cdi')
-        ? { cdiDevices: gpus.map((gpu) => `${cdiKind}=${nvidiaCdiName(gpu)}`) }
+        ? { cdiDevices: gpus.map((gpu) => `${NVIDIA_CDI_KIND}=${nvidiaCdiName(gpu)}`) }
         : {}),
-      ...(config.nvidia.passDeviceSpecs
-        ? { devices: nodes(unique(gpus.flatMap((gpu) => [...gpu.sharedNodes, ...gpu.deviceNodes]))) }
-        : {}),
+      ...(config.nvidia.passDeviceSpecs ? { devices: nodesOf(gpus) } : {}),
     };
   }
-  return {
-    devices: nodes(unique(gpus.flatMap((gpu) => [...gpu.sharedNodes, ...gpu.deviceNodes]))),
-    mounts: gpus.flatMap((gpu) => gpu.mounts),
-  };
+  return { devices: nodesOf(gpus), mounts: gpus.flatMap((gpu) => gpu.mounts) };
 }

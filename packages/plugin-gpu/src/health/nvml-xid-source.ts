@@ -1,5 +1,6 @@
 import type { Logger } from '@kdp/core';
-import type { XidEvent, XidEventSource } from './xid-health';
+import type * as Koffi from 'koffi';
+import type { XidEventSource } from './xid-health';
 
 /** NVML's critical-Xid event type (nvmlEventTypeXidCriticalError). */
 const XID_CRITICAL = 0x8n;
@@ -14,17 +15,6 @@ export interface NvmlXidSourceOptions {
   readonly waitMs?: number;
 }
 
-interface KoffiLike {
-  load(path: string): { func(definition: string): KoffiFunction };
-  pointer(name: string, type: unknown): unknown;
-  opaque(): unknown;
-  struct(name: string, fields: Record<string, unknown>): unknown;
-  address(value: unknown): bigint;
-}
-type KoffiFunction = ((...args: unknown[]) => number) & {
-  async(...args: unknown[]): void;
-};
-
 /**
  * The NVML Xid event source, when `libnvidia-ml.so.1` loads through `koffi`; otherwise undefined, said once
  * in the log (health then comes from sysfs, procfs and /dev only). Waits run on koffi's worker thread, so the
@@ -34,14 +24,13 @@ export function loadNvmlXidSource(
   logger: Logger,
   options: NvmlXidSourceOptions = {},
 ): XidEventSource | undefined {
-  const library = options.library ?? 'libnvidia-ml.so.1';
-  const waitMs = options.waitMs ?? 1000;
-  let nvml;
+  const { library = 'libnvidia-ml.so.1', waitMs = 1000 } = options;
+  let nvml: ReturnType<typeof bind>;
   try {
     nvml = bind(library);
   } catch (error) {
     logger.info(
-      { library, reason: error instanceof Error ? error.message : String(error) },
+      { library, err: error },
       'NVML not available; GPU health comes from sysfs, procfs and /dev only',
     );
     return undefined;
@@ -49,16 +38,16 @@ export function loadNvmlXidSource(
   return {
     start(onEvent) {
       let stopped = false;
-      let uuids: Map<bigint, string>;
-      let set: unknown;
+      let registered: ReturnType<typeof registerAll>;
       try {
-        const init = nvml.init();
+        const init = nvml.init() as number;
         if (init !== NVML_SUCCESS) throw new Error(`nvmlInit_v2 returned ${init}`);
-        ({ uuids, set } = registerAll(nvml, logger));
+        registered = registerAll(nvml, logger);
       } catch (error) {
-        logger.warn({ library, reason: String(error) }, 'NVML did not start; GPU health from sysfs only');
+        logger.warn({ library, err: error }, 'NVML did not start; GPU health from sysfs only');
         return () => undefined;
       }
+      const { uuids, set } = registered;
       logger.info({ library, gpus: uuids.size }, 'NVML Xid health on');
       const loop = (): void => {
         if (stopped) {
@@ -66,22 +55,15 @@ export function loadNvmlXidSource(
           nvml.shutdown();
           return;
         }
-        const data: Record<string, unknown> = {};
+        const data: { device?: unknown; eventType?: number | bigint; eventData?: number | bigint } = {};
         nvml.wait.async(set, data, waitMs, (error: unknown, code: number) => {
           if (error !== null && error !== undefined) {
-            logger.error({ reason: String(error) }, 'NVML event wait failed; NVML health stops');
+            logger.error({ err: error }, 'NVML event wait failed; NVML health stops');
             return;
           }
-          if (code === NVML_SUCCESS && !stopped) {
-            const type = BigInt(data.eventType as number | bigint);
-            if ((type & XID_CRITICAL) !== 0n) {
-              const uuid = data.device === null ? undefined : uuids.get(addressOf(nvml.koffi, data.device));
-              const event: XidEvent = {
-                xid: Number(data.eventData),
-                ...(uuid !== undefined ? { uuid } : {}),
-              };
-              onEvent(event);
-            }
+          if (code === NVML_SUCCESS && !stopped && (BigInt(data.eventType ?? 0) & XID_CRITICAL) !== 0n) {
+            const uuid = data.device === null ? undefined : uuids.get(addressOf(nvml.koffi, data.device));
+            onEvent({ xid: Number(data.eventData), ...(uuid !== undefined ? { uuid } : {}) });
           } else if (code !== NVML_ERROR_TIMEOUT && code !== NVML_SUCCESS) {
             logger.error({ code }, 'NVML event wait returned an error; NVML health stops');
             return;
@@ -97,7 +79,7 @@ export function loadNvmlXidSource(
   };
 }
 
-function addressOf(koffi: KoffiLike, pointer: unknown): bigint {
+function addressOf(koffi: typeof Koffi, pointer: unknown): bigint {
   try {
     return koffi.address(pointer);
   } catch {
@@ -107,7 +89,7 @@ function addressOf(koffi: KoffiLike, pointer: unknown): bigint {
 
 function bind(library: string) {
   // Loaded only here, so that a machine without NVIDIA never touches the native module.
-  const koffi = require('koffi') as KoffiLike;
+  const koffi = require('koffi') as typeof Koffi;
   const lib = koffi.load(library);
   koffi.pointer('nvmlDevice_t', koffi.opaque());
   koffi.pointer('nvmlEventSet_t', koffi.opaque());

@@ -1,5 +1,7 @@
-import type { Clock } from '@kdp/core';
-import { systemClock } from '@kdp/core';
+import type { Logger } from '@kdp/core';
+import type { SetupContext } from '@kdp/core/plugin';
+import type { GpuConfig } from '../config';
+import type { GpuScan } from '../scan/gpu';
 
 /** One NVML event as the health code sees it. */
 export interface XidEvent {
@@ -14,49 +16,56 @@ export interface XidEventSource {
   start(onEvent: (event: XidEvent) => void): () => void;
 }
 
-/** Options of {@link createXidHealth}. */
-export interface XidHealthOptions {
-  /** Xids that are application errors, not GPU faults. */
-  readonly ignoredXids: readonly number[];
-  /** How long a critical Xid keeps the GPU unhealthy; 0 = for the process's lifetime. */
-  readonly holdMs: number;
-  readonly clock?: Pick<Clock, 'now'>;
-  /** Called after every event that changed a GPU's state (triggers a rescan). */
-  readonly onChange?: () => void;
-}
+/** Creates the Xid event source once NVIDIA GPUs are seen; undefined: health from sysfs, procfs and /dev only. */
+export type XidSourceFactory = (logger: Logger) => XidEventSource | undefined;
 
-/** GPU health from Xid events; {@link XidHealth.problems} plugs into the tracker. */
+/** What of the plugin context Xid health uses. */
+export type XidContext = Pick<SetupContext<GpuConfig>, 'command' | 'config' | 'logger' | 'clock' | 'rescan'>;
+
+/** GPU health from NVML Xid events, for the process's lifetime; see {@link createXidHealth}. */
 export interface XidHealth {
-  /** Records an event. */
-  handle(event: XidEvent): void;
-  /** Problems per GPU UUID now (`*` for events without a UUID applies to all). */
-  problems(ids: readonly string[]): ReadonlyMap<string, readonly string[]>;
+  /** The scan with each GPU's critical-Xid problems added (MIG devices by their parent GPU). */
+  mark(scan: GpuScan): GpuScan;
+  /** Stops the event source. */
+  stop(): void;
 }
 
-/** Tracks critical Xids per GPU; unhealthy for `holdMs` after the last one, then healthy again. */
-export function createXidHealth(options: XidHealthOptions): XidHealth {
-  const clock = options.clock ?? systemClock;
-  const ignored = new Set(options.ignoredXids);
+/**
+ * Critical Xids per GPU: a GPU is Unhealthy for `health.xidHoldSeconds` after its last one (0: until the
+ * process ends); `health.ignoredXids` are application errors. The event source is tried once per process, in
+ * `serve` with `health.nvml: auto`, when the first NVIDIA GPU is seen; each event asks for a rescan.
+ */
+export function createXidHealth(ctx: XidContext, source: XidSourceFactory): XidHealth {
   const until = new Map<string, { xid: number; until: number }>();
+  let tried = false;
+  let stop = (): void => undefined;
+  const handle = (event: XidEvent): void => {
+    ctx.logger.warn({ uuid: event.uuid, xid: event.xid }, 'NVML Xid event');
+    const { ignoredXids, xidHoldSeconds } = ctx.config.health;
+    if (ignoredXids.includes(event.xid)) return;
+    const end = xidHoldSeconds === 0 ? Infinity : ctx.clock.now() + xidHoldSeconds * 1000;
+    until.set(event.uuid ?? '*', { xid: event.xid, until: end });
+    ctx.rescan();
+  };
   return {
-    handle(event) {
-      if (ignored.has(event.xid)) return;
-      const end = options.holdMs === 0 ? Number.POSITIVE_INFINITY : clock.now() + options.holdMs;
-      until.set(event.uuid ?? '*', { xid: event.xid, until: end });
-      options.onChange?.();
-    },
-    problems(ids) {
-      const now = clock.now();
-      const out = new Map<string, string[]>();
-      for (const [key, entry] of until) {
-        if (entry.until <= now) {
-          until.delete(key);
-          continue;
-        }
-        const message = `NVML reported critical Xid ${entry.xid}`;
-        for (const id of key === '*' ? ids : [key]) out.set(id, [...(out.get(id) ?? []), message]);
+    mark(scan) {
+      if (!tried && ctx.command === 'serve' && ctx.config.health.nvml === 'auto') {
+        tried = scan.gpus.some((gpu) => gpu.kind.startsWith('nvidia'));
+        if (tried) stop = source(ctx.logger)?.start(handle) ?? stop;
       }
-      return out;
+      const now = ctx.clock.now();
+      for (const [key, entry] of until) if (entry.until <= now) until.delete(key);
+      if (until.size === 0) return scan;
+      const problems = (id = ''): string[] =>
+        [until.get(id), until.get('*')].flatMap((entry) =>
+          entry ? [`NVML reported critical Xid ${entry.xid}`] : [],
+        );
+      const gpus = scan.gpus.map((gpu) => {
+        const more = problems(gpu.kind === 'nvidia-mig' ? gpu.attributes.parent : gpu.id);
+        return more.length === 0 ? gpu : { ...gpu, problems: [...gpu.problems, ...more] };
+      });
+      return { ...scan, gpus };
     },
+    stop: () => stop(),
   };
 }

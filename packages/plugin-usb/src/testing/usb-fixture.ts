@@ -1,7 +1,7 @@
-import { mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { rmSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { usbBusNodePath } from '../usb-device';
+import { usbBusNodePath } from '../scan/usb-device';
 
 /** One interface of a fixture USB device and the nodes its driver created. */
 export interface UsbInterfaceSpec {
@@ -40,8 +40,11 @@ export interface UsbDeviceSpec {
 /** A sysfs fixture with USB controllers and devices, laid out as the kernel does (real dirs and symlinks). */
 export interface UsbFixture {
   readonly sys: SysfsFixture;
-  /** Adds root hub `usb<bus>` under its own PCI controller. */
-  addRootHub(bus: number): void;
+  /**
+   * Adds root hub `usb<bus>` under its own PCI controller (a bare directory `0000:00:<bus>.0`), or under
+   * `controller`: the root-relative directory of a host controller already added (`sys.addPciDevice`).
+   */
+  addRootHub(bus: number, options?: { readonly controller?: string }): void;
   /** Adds a device below its parent; returns its real directory relative to the sysfs root. */
   addDevice(spec: UsbDeviceSpec): string;
   /** Removes a device, its children, their links and their /dev nodes (an unplug). */
@@ -60,10 +63,16 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
   const dirs = new Map<string, string>();
   const specs = new Map<string, UsbDeviceSpec>();
   const nodesOf = new Map<string, string[]>();
+  /** A `/dev` node as the fixture's placeholder (`c MAJOR:MINOR`), numbered as the kernel numbers that kind. */
   const devFile = (path: string): void => {
-    const abs = join(sys.devRoot, path.replace(/^\/dev\//, ''));
-    mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, '');
+    const n = Number(/(\d+)$/.exec(path)?.[1] ?? 0);
+    const bus = /^\/dev\/bus\/usb\/(\d{3})\/(\d{3})$/.exec(path);
+    if (bus !== null) sys.addDevNode(path, 189, (Number(bus[1]) - 1) * 128 + Number(bus[2]) - 1);
+    else if (path.startsWith('/dev/ttyUSB')) sys.addDevNode(path, 188, n);
+    else if (path.startsWith('/dev/ttyACM')) sys.addDevNode(path, 166, n);
+    else if (path.startsWith('/dev/video')) sys.addDevNode(path, 81, n);
+    else if (path.startsWith('/dev/hidraw')) sys.addDevNode(path, 240, n);
+    else sys.addDevNode(path, 13, 64 + n);
   };
   const attrs = (dir: string, values: Record<string, string | undefined>): void => {
     for (const [name, value] of Object.entries(values)) {
@@ -73,8 +82,9 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
 
   const fixture: UsbFixture = {
     sys,
-    addRootHub(bus) {
-      const dir = `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0/usb${bus}`;
+    addRootHub(bus, options = {}) {
+      const controller = options.controller ?? `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0`;
+      const dir = `${controller}/usb${bus}`;
       attrs(dir, {
         idVendor: '1d6b',
         idProduct: '0002',
@@ -168,9 +178,7 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
       const spec = specs.get(portPath);
       const dir = dirs.get(portPath);
       if (spec === undefined || dir === undefined) throw new Error(`fixture: ${portPath} is not plugged`);
-      for (const node of nodesOf.get(portPath) ?? []) {
-        rmSync(join(sys.devRoot, node.replace(/^\/dev\//, '')), { force: true });
-      }
+      for (const node of nodesOf.get(portPath) ?? []) sys.removeDevNode(node);
       (spec.interfaces ?? []).forEach((_, index) =>
         unlinkSync(join(sys.root, `bus/usb/devices/${portPath}:1.${index}`)),
       );

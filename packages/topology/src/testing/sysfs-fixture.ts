@@ -79,6 +79,15 @@ export interface SysfsFixture {
   addClassDevice(className: string, name: string, spec?: ClassDeviceSpec): string;
   /** Writes a file relative to the proc root. */
   writeProc(path: string, content: string): void;
+  /**
+   * Adds a device node for the host path `/dev/...` under the dev root: a regular file holding
+   * `c MAJOR:MINOR`, which is how kdp-replay captures stand for a node and what `Devfs.node` accepts.
+   */
+  addDevNode(hostPath: string, major: number, minor: number): void;
+  /** Adds a symbolic link at the host path `/dev/...` pointing at `target` verbatim (e.g. `../card1`). */
+  addDevLink(hostPath: string, target: string): void;
+  /** Removes a device node or link (the device "falls off"); nothing happens when it is already gone. */
+  removeDevNode(hostPath: string): void;
   /** Deletes the whole temp dir. */
   remove(): void;
 }
@@ -96,6 +105,12 @@ export function createSysfsFixture(): SysfsFixture {
   const explicitNumVfs = new Set<string>();
 
   const abs = (path: string): string => join(root, path);
+  const devPath = (hostPath: string): string => {
+    const relative = posix.normalize(hostPath).replace(/^\/dev\//, '');
+    if (!hostPath.startsWith('/dev/') || relative.startsWith('..'))
+      throw new Error(`${hostPath} is not under /dev`);
+    return join(devRoot, relative);
+  };
   const write = (path: string, content: string): void => {
     mkdirSync(posix.dirname(abs(path)), { recursive: true });
     writeFileSync(abs(path), content);
@@ -217,6 +232,18 @@ export function createSysfsFixture(): SysfsFixture {
       mkdirSync(posix.dirname(target), { recursive: true });
       writeFileSync(target, content);
     },
+    addDevNode: (hostPath, major, minor) => {
+      const path = devPath(hostPath);
+      mkdirSync(posix.dirname(path), { recursive: true });
+      writeFileSync(path, `c ${major}:${minor}\n`);
+    },
+    addDevLink: (hostPath, target) => {
+      const path = devPath(hostPath);
+      mkdirSync(posix.dirname(path), { recursive: true });
+      rmSync(path, { force: true });
+      symlinkSync(target, path);
+    },
+    removeDevNode: (hostPath) => rmSync(devPath(hostPath), { force: true }),
     remove: () => rmSync(base, { recursive: true, force: true }),
   };
   return fixture;

@@ -1,0 +1,28 @@
+/**
+ * What every kdp process needs below the device-plugin layer: an injectable clock, backoff, a unix-socket
+ * probe, the `/metrics` + `/healthz` + `/readyz` server and the JSON logger. Core, the device monitor and
+ * kubelet-sim all stand on it; it depends on no other kdp package.
+ *
+ * @packageDocumentation
+ * @module @kdp/base
+ */
+
+export { sleep, systemClock } from './clock';
+export type { Clock, TimerHandle } from './clock';
+export { createBackoff } from './backoff';
+export type { BackoffOptions } from './backoff';
+export { isDialable, waitDialable } from './socket-probe';
+export { parseHostPort } from './parse-host-port';
+export type { HostPort } from './parse-host-port';
+export { startProbeServer } from './probe-server';
+export type {
+  MetricsSource,
+  ProbeProvider,
+  ProbeResult,
+  ProbeServer,
+  ProbeServerOptions,
+} from './probe-server';
+export { createLogger, isLogLevel, LOG_LEVELS } from './create-logger';
+export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './create-logger';
+export { silentLogger } from './silent-logger';
+export type { LifecycleLogger, LogMethod } from './silent-logger';

@@ -1,0 +1,310 @@
+import { stat } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
+import type { AnyPluginDefinition } from './define-plugin';
+import { UsageError } from './exit-code';
+import { flag, type Flag, type FlagSpecs } from './flags';
+
+/** The flags every kdp plugin takes (see the plugin contract), parsed and checked. */
+export interface CommonFlags {
+  /** `--sysfs-root DIR` (default `/sys`): where sysfs is read. */
+  readonly sysfsRoot: string;
+  /** `--dev-root DIR` (default `/dev`): where device nodes are looked up. */
+  readonly devRoot: string;
+  /** `--proc-root DIR` (default `/proc`): where procfs is read. */
+  readonly procRoot: string;
+  /** `--device-plugin-dir DIR` (default `/var/lib/kubelet/device-plugins`): the kubelet's socket directory. */
+  readonly devicePluginDir: string;
+  /** `--cdi-dir DIR` (default `/var/run/cdi`): where CDI specs are written when CDI is enabled. */
+  readonly cdiDir: string;
+  /** `--metrics-address HOST:PORT`: /metrics, /healthz, /readyz; undefined = off. */
+  readonly metricsAddress: string | undefined;
+  /** `--log-level LEVEL` (default `info`). */
+  readonly logLevel: LogLevel;
+  /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
+  readonly pollIntervalMs: number | undefined;
+}
+
+/** One plugin as the command line configures it. */
+export interface PluginInvocation {
+  readonly definition: AnyPluginDefinition;
+  /** Its `--config` (`--<name>-config` in a multi-plugin binary); undefined: the built-in defaults. */
+  readonly configFile: string | undefined;
+  /** Its own flags, parsed. */
+  readonly flags: Readonly<Record<string, unknown>>;
+}
+
+/** What a command line asks for. */
+export type Command =
+  | { readonly command: 'help' }
+  | { readonly command: 'version' }
+  | {
+      readonly command: 'serve' | 'discover';
+      readonly common: CommonFlags;
+      readonly plugins: readonly PluginInvocation[];
+      /** `discover --output` (default `table`). */
+      readonly output: 'json' | 'table';
+    };
+
+/** A binary: one plugin (`gpu-device-plugin`) or several in one process (`kdp-device-plugins`). */
+export interface Program {
+  readonly binary: string;
+  readonly title: string;
+  readonly version: string;
+  readonly plugins: readonly AnyPluginDefinition[];
+  /** Several plugins: `--plugins`, and `--<name>-config` / `--<name>-<flag>` for each plugin. */
+  readonly multi: boolean;
+}
+
+const COMMON: Readonly<Record<string, Flag<unknown>>> = {
+  'sysfs-root': flag.path({ description: 'where sysfs is read', valueName: 'DIR', default: '/sys' }),
+  'dev-root': flag.path({
+    description: 'where device nodes are looked up',
+    valueName: 'DIR',
+    default: '/dev',
+  }),
+  'proc-root': flag.path({ description: 'where procfs is read', valueName: 'DIR', default: '/proc' }),
+  'device-plugin-dir': flag.path({
+    description: "the kubelet's socket directory",
+    valueName: 'DIR',
+    default: '/var/lib/kubelet/device-plugins',
+  }),
+  'cdi-dir': flag.path({
+    description: 'where CDI specs are written when CDI is enabled',
+    valueName: 'DIR',
+    default: '/var/run/cdi',
+  }),
+  'metrics-address': flag.string({
+    description: 'serve /metrics, /healthz, /readyz; off when absent',
+    valueName: 'HOST:PORT',
+  }),
+  'log-level': flag.enum({
+    description: 'JSON logs on stderr',
+    values: LOG_LEVELS,
+    valueName: 'LEVEL',
+    default: 'info',
+  }),
+  'poll-interval': flag.duration({
+    description: 'rescan at least this often; watched directories rescan at once',
+    min: '50ms',
+    max: '1h',
+  }),
+};
+
+const RESERVED = new Set(['help', 'version', 'output', 'config', 'plugins', ...Object.keys(COMMON)]);
+
+/** Every flag of a program with where its value goes. */
+interface FlagSlot {
+  readonly name: string;
+  readonly flag: Flag<unknown>;
+  /** Plugin flags: the plugin's index and the flag's own name. */
+  readonly plugin?: { readonly index: number; readonly key: string };
+  /** `--config` / `--<name>-config`: the plugin's index. */
+  readonly configOf?: number;
+}
+
+function slotsOf(program: Program): FlagSlot[] {
+  const single = program.multi ? undefined : program.plugins[0];
+  const slots: FlagSlot[] = Object.entries(COMMON).map(([name, f]) =>
+    // One plugin: --help shows its own poll interval as the default (several: each section says its own).
+    name === 'poll-interval' && single !== undefined
+      ? { name, flag: { ...f, defaultText: single.scan.interval ?? '1s' } }
+      : { name, flag: f },
+  );
+  if (program.multi) {
+    slots.push({
+      name: 'plugins',
+      flag: flag.list({
+        description: 'the plugins to run',
+        values: program.plugins.map((p) => p.name),
+        default: program.plugins.map((p) => p.name),
+      }),
+    });
+  }
+  program.plugins.forEach((definition, index) => {
+    const prefix = program.multi ? `${definition.name}-` : '';
+    if (definition.config !== undefined)
+      slots.push({
+        name: `${prefix}config`,
+        flag: flag.path({
+          description: 'YAML or JSON configuration; absent = documented defaults',
+          valueName: 'FILE',
+        }),
+        configOf: index,
+      });
+    for (const [key, f] of Object.entries((definition.flags ?? {}) as FlagSpecs)) {
+      const name = `${prefix}${key}`;
+      if (!program.multi && RESERVED.has(name))
+        throw new Error(`${definition.binary}: flag --${name} clashes with a common flag`);
+      slots.push({ name, flag: f, plugin: { index, key } });
+    }
+  });
+  const seen = new Set<string>();
+  for (const slot of slots) {
+    if (seen.has(slot.name)) throw new Error(`${program.binary}: flag --${slot.name} is declared twice`);
+    seen.add(slot.name);
+  }
+  return slots;
+}
+
+/**
+ * Parses a command line (the arguments after the program name) with node:util parseArgs. Throws
+ * {@link UsageError} for an unknown or missing command, an unknown flag, a missing or malformed value, or
+ * `--output` anywhere but `discover`. Directories are checked separately by {@link checkDirectories}.
+ */
+export function parseCommandLine(program: Program, argv: readonly string[]): Command {
+  const slots = slotsOf(program);
+  const options: ParseArgsConfig['options'] = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean' },
+    output: { type: 'string' },
+  };
+  for (const slot of slots) {
+    options[slot.name] =
+      slot.flag.kind === 'boolean' ? { type: 'boolean' } : { type: 'string', multiple: true };
+  }
+  let parsed: { values: Record<string, string[] | boolean | string | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: [...argv], options, strict: true, allowPositionals: true }) as typeof parsed;
+  } catch (error) {
+    throw new UsageError(cleanParseArgsMessage(error instanceof Error ? error.message : String(error)));
+  }
+  const { values, positionals } = parsed;
+  if (values['help'] === true) return { command: 'help' };
+  if (values['version'] === true) return { command: 'version' };
+  const [command, ...rest] = positionals;
+  if (command === undefined) throw new UsageError('missing command: serve or discover');
+  if (command !== 'serve' && command !== 'discover')
+    throw new UsageError(`unknown command ${JSON.stringify(command)}: expected serve or discover`);
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+
+  const value = (slot: FlagSlot): unknown => {
+    const raw = values[slot.name];
+    if (raw === undefined) return slot.flag.defaultValue;
+    if (slot.flag.kind === 'boolean') return true;
+    const texts = raw as string[];
+    if (!slot.flag.multiple && texts.length > 1)
+      throw new UsageError(`--${slot.name} is given ${texts.length} times`);
+    try {
+      return slot.flag.parse(texts);
+    } catch (error) {
+      throw new UsageError(`--${slot.name} ${(error as Error).message}`);
+    }
+  };
+  const byName = new Map(slots.map((slot) => [slot.name, slot]));
+  const common = (name: string): unknown => value(byName.get(name) as FlagSlot);
+  const metricsAddress = common('metrics-address') as string | undefined;
+  if (metricsAddress !== undefined) {
+    try {
+      parseHostPort(metricsAddress);
+    } catch (error) {
+      throw new UsageError(`--metrics-address ${(error as Error).message}`);
+    }
+  }
+  const logLevel = common('log-level') as string;
+  if (!isLogLevel(logLevel))
+    throw new UsageError(`--log-level ${logLevel} is not one of ${LOG_LEVELS.join(', ')}`);
+  const flags: CommonFlags = {
+    sysfsRoot: common('sysfs-root') as string,
+    devRoot: common('dev-root') as string,
+    procRoot: common('proc-root') as string,
+    devicePluginDir: common('device-plugin-dir') as string,
+    cdiDir: common('cdi-dir') as string,
+    metricsAddress,
+    logLevel,
+    pollIntervalMs: common('poll-interval') as number | undefined,
+  };
+  const chosen = program.multi ? new Set(common('plugins') as string[]) : undefined;
+  const plugins: PluginInvocation[] = [];
+  program.plugins.forEach((definition, index) => {
+    const own = slots.filter((slot) => slot.plugin?.index === index || slot.configOf === index);
+    if (chosen !== undefined && !chosen.has(definition.name)) {
+      const stray = own.find((slot) => values[slot.name] !== undefined);
+      if (stray !== undefined) {
+        throw new UsageError(`--${stray.name} is given but ${definition.name} is not among --plugins`);
+      }
+      return;
+    }
+    const pluginFlags: Record<string, unknown> = {};
+    let configFile: string | undefined;
+    for (const slot of own) {
+      if (slot.configOf !== undefined) configFile = value(slot) as string | undefined;
+      else if (slot.plugin !== undefined) pluginFlags[slot.plugin.key] = value(slot);
+    }
+    plugins.push({ definition, configFile, flags: pluginFlags });
+  });
+  if (plugins.length === 0) throw new UsageError('--plugins names no plugin');
+  const output = values['output'] as string | undefined;
+  if (command === 'serve' && output !== undefined) throw new UsageError('--output applies to discover only');
+  if (output !== undefined && output !== 'json' && output !== 'table') {
+    throw new UsageError(`--output ${JSON.stringify(output)} is not json or table`);
+  }
+  return { command, common: flags, plugins, output: output === 'json' ? 'json' : 'table' };
+}
+
+/**
+ * Checks that the roots exist and are directories (and, for `serve`, the kubelet's socket directory);
+ * throws {@link UsageError} naming the flag and the path.
+ */
+export async function checkDirectories(flags: CommonFlags, command: 'serve' | 'discover'): Promise<void> {
+  const dirs: Array<[string, string]> = [
+    ['--sysfs-root', flags.sysfsRoot],
+    ['--dev-root', flags.devRoot],
+    ['--proc-root', flags.procRoot],
+  ];
+  if (command === 'serve') dirs.push(['--device-plugin-dir', flags.devicePluginDir]);
+  for (const [name, dir] of dirs) {
+    const info = await stat(dir).catch(() => undefined);
+    if (!info) throw new UsageError(`${name} ${dir}: no such directory`);
+    if (!info.isDirectory()) throw new UsageError(`${name} ${dir}: not a directory`);
+  }
+}
+
+/** The --help text: commands, every flag with its default, exit codes; generated from the declared flags. */
+export function formatHelp(program: Program): string {
+  const slots = slotsOf(program);
+  const left = (slot: FlagSlot): string =>
+    `--${slot.name}${slot.flag.valueName === undefined ? '' : ` ${slot.flag.valueName}`}`;
+  const lines = [...slots.map(left), '--output json|table'];
+  const width = Math.max(...lines.map((line) => line.length));
+  const row = (slot: FlagSlot): string => {
+    const shown = slot.flag.defaultText === undefined ? '' : ` [${slot.flag.defaultText}]`;
+    return `  ${left(slot).padEnd(width)}  ${slot.flag.description}${shown}`;
+  };
+  const commonRows = slots
+    .filter((slot) => slot.plugin === undefined && slot.configOf === undefined)
+    .map(row);
+  const sections = program.plugins.map((definition, index) => {
+    const own = slots.filter((slot) => slot.plugin?.index === index || slot.configOf === index).map(row);
+    const interval = definition.scan.interval ?? '1s';
+    return [
+      program.multi
+        ? `${definition.name}: ${definition.title} (default poll interval ${interval}):`
+        : `${definition.title} flags:`,
+      ...own,
+    ].join('\n');
+  });
+  return [
+    program.title,
+    '',
+    'Usage:',
+    `  ${program.binary} serve    [flags]                          run: discover, serve, register, watch`,
+    `  ${program.binary} discover [flags] [--output json|table]    scan once, print the result, exit (no kubelet needed)`,
+    `  ${program.binary} --version | --help`,
+    '',
+    'Flags:',
+    ...commonRows,
+    `  ${'--output json|table'.padEnd(width)}  discover only: output format [table]`,
+    '',
+    ...sections.flatMap((section) => [section, '']),
+    'Exit codes: 0 done (discover: the scan ran), 1 failure, 2 usage or configuration error.',
+    '',
+  ].join('\n');
+}
+
+function cleanParseArgsMessage(message: string): string {
+  // parseArgs suggests "--" for positionals starting with "-" and mentions its own API; keep the first sentence.
+  // Under some hosts (jest's vm) the message arrives prefixed with `TypeError [ERR_PARSE_ARGS_…]: `.
+  const bare = message.replace(/^\w*Error \[ERR_[A-Z_]+\]: /, '');
+  return (bare.split(/\.\s/)[0] ?? bare).replace(/\.$/, '');
+}

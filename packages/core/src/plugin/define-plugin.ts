@@ -1,0 +1,181 @@
+import type { Clock, Logger } from '@kdp/base';
+import type { Host } from '@kdp/topology';
+import type { z } from 'zod';
+import type { UnknownKeyPolicy } from '../config/load-config';
+import type { ContainerAllocation, PluginDevice } from '../plugin-device';
+import type { ResourceDeclaration, AllocateContext } from '../resource-declaration';
+import type { ExcludedDevice } from './discover-result';
+import type { FlagSpecs, FlagValues } from './flags';
+
+/** What every hook of a plugin definition gets: the machine, the configuration, the flags, and the runtime. */
+export interface PluginContext<C = unknown, F extends FlagSpecs = FlagSpecs, St = unknown> {
+  /** The plugin's short name (`gpu`). */
+  readonly name: string;
+  /** The command being run. */
+  readonly command: 'serve' | 'discover';
+  /** sysfs, /dev and procfs, each confined to its `--*-root`. */
+  readonly host: Host;
+  /** The running configuration (a reload replaces it before the next scan). */
+  readonly config: C;
+  /** The plugin's own flags, parsed. */
+  readonly flags: FlagValues<F>;
+  /** `--cdi-dir`: where CDI specs go. */
+  readonly cdiDir: string;
+  /** The plugin's logger (JSON on stderr). */
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Aborts when the process shuts down. */
+  readonly signal: AbortSignal;
+  /** Asks for a scan now; scans never overlap, so a request during a scan runs one more right after it. */
+  rescan(): void;
+  /** What `setup` returned. */
+  readonly state: St;
+}
+
+/** The context of `setup`: everything but the state it creates. */
+export type SetupContext<C = unknown, F extends FlagSpecs = FlagSpecs> = Omit<
+  PluginContext<C, F, never>,
+  'state'
+>;
+
+/**
+ * One resource as a plugin's `resources` function describes it after a scan: its full device list and its
+ * hooks. Which kubelet options it registers with follows from the hooks it has (a `preferredAllocation`
+ * hook means GetPreferredAllocation is offered, a `preStartContainer` hook means PreStartContainer is required).
+ */
+export interface ResourceSpec<P = unknown> extends Omit<ResourceDeclaration<P>, 'source' | 'options'> {
+  /** Every device now, healthy or not. */
+  readonly devices: readonly PluginDevice<P>[];
+  /**
+   * Side effects of a successful allocation (files for other agents, bookkeeping), run before the answer is
+   * sent; never run by `discover`, which calls only the pure `allocate`.
+   */
+  readonly afterAllocate?: (
+    context: AllocateContext<P>,
+    allocation: ContainerAllocation,
+  ) => void | Promise<void>;
+}
+
+/** What a plugin's `resources` function returns: the resources, and what it saw but does not advertise. */
+export interface ResourceSet {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each resource has a payload type of its own
+  readonly resources: readonly ResourceSpec<any>[];
+  /** Candidate devices not advertised, and why (printed by `discover`). */
+  readonly excluded?: readonly ExcludedDevice[];
+  /** Problems worth an operator's attention; logged once each while they last. */
+  readonly warnings?: readonly string[];
+}
+
+/**
+ * Directories whose changes (inotify) start a scan at once. Paths are within the plugin's roots: sysfs and
+ * procfs paths relative to their root (`bus/pci/devices`), /dev paths as on the host (`/dev/dri`); `paths`
+ * holds absolute paths outside the roots that a plugin was given by a flag. A directory that does not exist
+ * yet is watched once it appears (looked for after each scan).
+ */
+export interface WatchSpec {
+  readonly sysfs?: readonly string[];
+  readonly devfs?: readonly string[];
+  readonly procfs?: readonly string[];
+  readonly paths?: readonly string[];
+}
+
+/** How the runtime remembers devices across scans. */
+export interface HealthPolicy<C, F extends FlagSpecs> {
+  /**
+   * How long a device that vanished from its resource stays advertised as Unhealthy (its last entry), so the
+   * kubelet sees it fail instead of silently disappear; `Infinity` keeps it until it returns. Default 0.
+   */
+  readonly vanishedGraceMs?: number | ((ctx: SetupContext<C, F>) => number);
+  /** Which vanished devices are kept: every one (default), or only those handed to a container. */
+  readonly keepVanished?: 'all' | 'allocated';
+  /** A device first seen Unhealthy is not advertised (but listed as excluded) until it was healthy once. */
+  readonly holdUntilHealthy?: boolean;
+}
+
+/** A device plugin, described for the runtime: `runPlugin(definition)` is all its `main.ts` does. */
+export interface PluginDefinition<
+  Schema extends z.ZodType = z.ZodType<Record<string, never>>,
+  F extends FlagSpecs = Record<never, never>,
+  S = unknown,
+  St = undefined,
+> {
+  /** Short name, `[a-z][a-z0-9]*` (`gpu`): `kdp-device-plugins --plugins gpu` and its `--gpu-*` flags. */
+  readonly name: string;
+  /** The binary (`gpu-device-plugin`). */
+  readonly binary: string;
+  /** One line saying what it is; the first line of --help. */
+  readonly title: string;
+  /** The package version (read from package.json at build time). */
+  readonly version: string;
+  /** The `--config` file: its schema, the input used without a file, and the policy for unknown keys. */
+  readonly config?: {
+    readonly schema: Schema;
+    /** Run through the schema when there is no file (default `{}`). */
+    readonly defaults?: z.input<Schema>;
+    /** `error` (default) or `warn` (formats borrowed from other projects). */
+    readonly unknownKeys?: UnknownKeyPolicy;
+  };
+  /** The plugin's own flags (built with `flag.*`). */
+  readonly flags?: F;
+  /** Creates what lives as long as the process (event sources, caches); its result is `ctx.state`. */
+  readonly setup?: (ctx: SetupContext<z.output<Schema>, F>) => St | Promise<St>;
+  /** How the machine is read. */
+  readonly scan: {
+    /** Directories whose changes start a scan at once. */
+    readonly watch?: (ctx: PluginContext<z.output<Schema>, F, St>) => WatchSpec;
+    /** The default of `--poll-interval`: the longest time between two scans (default `1s`). */
+    readonly interval?: string;
+    /** One scan; a throw keeps the last good device set and is logged once until a scan succeeds. */
+    readonly run: (ctx: PluginContext<z.output<Schema>, F, St>) => S | Promise<S>;
+  };
+  /** Turns a scan (and the configuration) into the resources to advertise; pure, called after every scan. */
+  readonly resources: (scan: S, ctx: PluginContext<z.output<Schema>, F, St>) => ResourceSet;
+  /** Device memory across scans (vanished devices, devices never healthy). */
+  readonly health?: HealthPolicy<z.output<Schema>, F>;
+  /** Optional lifecycle hooks (serve only). */
+  readonly hooks?: {
+    /**
+     * Before every resource set reaches the kubelet, with the devices as they will be advertised (remembered ones
+     * included): write what a container needs for them (CDI specs), prune what belongs to devices that are gone.
+     * A throw is logged (once while it repeats) and the set is not advertised; the next scan tries again.
+     */
+    readonly advertise?: (
+      set: ResourceSet,
+      ctx: PluginContext<z.output<Schema>, F, St>,
+    ) => void | Promise<void>;
+    /** At shutdown, after every resource stopped (remove files the plugin wrote, stop event sources). */
+    readonly stop?: (ctx: PluginContext<z.output<Schema>, F, St>) => void | Promise<void>;
+  };
+}
+
+/** A definition of any types, for lists of plugins (each one is checked on its own). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the type parameters are used both ways
+export type AnyPluginDefinition = PluginDefinition<any, any, any, any>;
+
+const NAME = /^[a-z][a-z0-9]{0,31}$/;
+const BINARY = /^[a-z][a-z0-9-]{0,63}$/;
+const FLAG_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+/**
+ * Checks a plugin definition and returns it with its types inferred (config, flags, scan and state flow into
+ * every hook). Throws at once for a bad name, binary or flag name, so a broken definition never starts.
+ */
+export function definePlugin<
+  Schema extends z.ZodType = z.ZodType<Record<string, never>>,
+  F extends FlagSpecs = Record<never, never>,
+  S = unknown,
+  St = undefined,
+>(definition: PluginDefinition<Schema, F, S, St>): PluginDefinition<Schema, F, S, St> {
+  if (!NAME.test(definition.name)) {
+    throw new Error(`plugin name ${JSON.stringify(definition.name)} must match ${NAME.source}`);
+  }
+  if (!BINARY.test(definition.binary)) {
+    throw new Error(`binary ${JSON.stringify(definition.binary)} must match ${BINARY.source}`);
+  }
+  if (definition.version.trim() === '') throw new Error(`${definition.binary}: version must not be empty`);
+  for (const name of Object.keys(definition.flags ?? {})) {
+    if (!FLAG_NAME.test(name))
+      throw new Error(`${definition.binary}: flag --${name} must match ${FLAG_NAME.source}`);
+  }
+  return definition;
+}

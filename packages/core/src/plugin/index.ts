@@ -1,0 +1,51 @@
+/**
+ * The plugin runtime: a device plugin is a definition (`definePlugin`) and `runPlugin(definition)` is its whole
+ * `main.ts`. The runtime owns the command line, configuration reloads, scan scheduling, the resource diff,
+ * device memory, metrics, signals and `discover`; the lifecycle below it is `@kdp/core`.
+ *
+ * @packageDocumentation
+ * @module @kdp/core/plugin
+ */
+
+export { definePlugin } from './define-plugin';
+export type {
+  AnyPluginDefinition,
+  HealthPolicy,
+  PluginContext,
+  PluginDefinition,
+  ResourceSet,
+  ResourceSpec,
+  SetupContext,
+  WatchSpec,
+} from './define-plugin';
+export { flag, formatDuration, parseDuration } from './flags';
+export type {
+  BooleanFlagOptions,
+  DefaultedValue,
+  DurationFlagOptions,
+  EnumFlagOptions,
+  Flag,
+  FlagKind,
+  FlagSpecs,
+  FlagValues,
+  ListFlagOptions,
+  NumberFlagOptions,
+  StringFlagOptions,
+} from './flags';
+export { runPlugin, runPlugins } from './run-plugin';
+export type { MultiPluginProgram, ProcessSignals, RunIo, TextSink } from './run-plugin';
+export { checkDirectories, formatHelp, parseCommandLine } from './command-line';
+export type { Command, CommonFlags, PluginInvocation, Program } from './command-line';
+export { ExitCode, UsageError } from './exit-code';
+export type { UnknownKeyPolicy } from '../config/load-config';
+export { toDiscoverDocument } from './discover-result';
+export type {
+  DiscoverDocument,
+  DiscoveredDevice,
+  DiscoveredDeviceSpec,
+  DiscoveredMount,
+  DiscoveredResource,
+  DiscoverResult,
+  ExcludedDevice,
+} from './discover-result';
+export { formatDiscoverTable } from './format-discover-table';

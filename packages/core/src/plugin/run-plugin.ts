@@ -1,0 +1,369 @@
+import {
+  createLogger,
+  startProbeServer,
+  systemClock,
+  type Clock,
+  type Logger,
+  type ProbeServer,
+} from '@kdp/base';
+import { createHost } from '@kdp/topology';
+import { z } from 'zod';
+import { bindPluginMetrics } from '../bind-plugin-metrics';
+import { formatConfigIssues, isConfigError, type ConfigIssue } from '../config/config-error';
+import { loadConfig, validateConfigValue, type LoadConfigOptions } from '../config/load-config';
+import { watchConfig, type ConfigWatcher } from '../config/watch-config';
+import { createDevicePlugin } from '../device-plugin';
+import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics';
+import {
+  checkDirectories,
+  formatHelp,
+  parseCommandLine,
+  type CommonFlags,
+  type PluginInvocation,
+  type Program,
+} from './command-line';
+import type { AnyPluginDefinition } from './define-plugin';
+import { discoverPlugin } from './discover-plugin';
+import { toDiscoverDocument, type DiscoverResult } from './discover-result';
+import { ExitCode, UsageError } from './exit-code';
+import { formatDiscoverTable } from './format-discover-table';
+import { servePlugin, type ServedPlugin } from './serve-plugin';
+
+/** Something text can be written to (process.stdout, a test buffer). */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** Where SIGTERM, SIGINT and SIGHUP come from (normally `process`). */
+export interface ProcessSignals {
+  on(event: 'SIGTERM' | 'SIGINT' | 'SIGHUP', listener: () => void): unknown;
+  off(event: 'SIGTERM' | 'SIGINT' | 'SIGHUP', listener: () => void): unknown;
+}
+
+/** Where a plugin binary talks to the world; every field defaults to the process's own. */
+export interface RunIo {
+  /** The command line after the program name (default `process.argv.slice(2)`). */
+  readonly argv?: readonly string[];
+  readonly stdout?: TextSink;
+  /** Logs go here too (default process.stderr). */
+  readonly stderr?: TextSink;
+  /** The one owner of SIGTERM, SIGINT and SIGHUP (default `process`). */
+  readonly signals?: ProcessSignals;
+  readonly clock?: Clock;
+  /** Receives the exit code (default: sets `process.exitCode`). */
+  readonly exit?: (code: number) => void;
+  /** Quiet time after a configuration file changed before it is reloaded (default 200 ms). */
+  readonly configDebounceMs?: number;
+}
+
+/** Several plugins in one binary (`kdp-device-plugins`). */
+export interface MultiPluginProgram {
+  readonly binary: string;
+  readonly title: string;
+  readonly version: string;
+  readonly plugins: readonly AnyPluginDefinition[];
+}
+
+/**
+ * The whole `main.ts` of a plugin: the contract's command line (`serve`, `discover`, `--version`, `--help`
+ * generated from the declared flags), configuration load and reload, scans, resources, metrics, signals and
+ * exit codes (0 done, 1 failure, 2 usage or configuration error). Resolves with the exit code.
+ */
+export function runPlugin(definition: AnyPluginDefinition, io: RunIo = {}): Promise<number> {
+  const program: Program = {
+    binary: definition.binary,
+    title: definition.title,
+    version: definition.version,
+    plugins: [definition],
+    multi: false,
+  };
+  return runProgram(program, io);
+}
+
+/**
+ * Runs several plugins in one process: `serve --plugins gpu,usb` (default: all), each with its own
+ * `--<name>-config` and `--<name>-<flag>`, sharing one device plugin, one metrics port and one set of roots.
+ */
+export function runPlugins(program: MultiPluginProgram, io: RunIo = {}): Promise<number> {
+  const names = new Set<string>();
+  for (const definition of program.plugins) {
+    if (names.has(definition.name))
+      throw new Error(`${program.binary}: plugin ${definition.name} is listed twice`);
+    names.add(definition.name);
+  }
+  return runProgram({ ...program, multi: true }, io);
+}
+
+async function runProgram(program: Program, io: RunIo): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const stderr = io.stderr ?? process.stderr;
+  const code = await run(program, io, stdout, stderr);
+  if (io.exit) io.exit(code);
+  else process.exitCode = code;
+  return code;
+}
+
+async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSink): Promise<number> {
+  let command;
+  try {
+    command = parseCommandLine(program, io.argv ?? process.argv.slice(2));
+    if (command.command === 'serve' || command.command === 'discover')
+      await checkDirectories(command.common, command.command);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    stderr.write(`${program.binary}: ${error.message}\n\nRun ${program.binary} --help for the flags.\n`);
+    return ExitCode.Usage;
+  }
+  if (command.command === 'help') {
+    stdout.write(formatHelp(program));
+    return ExitCode.Ok;
+  }
+  if (command.command === 'version') {
+    stdout.write(`${program.binary} ${program.version}\n`);
+    return ExitCode.Ok;
+  }
+  const { common, plugins } = command;
+  const logger = createLogger({ level: common.logLevel, name: program.binary, destination: stderr });
+  const loggerOf = (definition: AnyPluginDefinition): Logger =>
+    program.multi ? logger.child({ plugin: definition.name }) : logger;
+  const clock = io.clock ?? systemClock;
+  const host = createHost({
+    sysfsRoot: common.sysfsRoot,
+    devRoot: common.devRoot,
+    procRoot: common.procRoot,
+  });
+  const signals = io.signals ?? process;
+  const controller = new AbortController();
+  const configs: Array<{ current: () => unknown; watcher?: ConfigWatcher<unknown> }> = [];
+  const onTerminate = (name: string) => () => {
+    if (controller.signal.aborted) {
+      logger.info({ signal: name }, 'already shutting down');
+      return;
+    }
+    logger.info({ signal: name }, 'shutting down');
+    controller.abort();
+  };
+  const onTerm = onTerminate('SIGTERM');
+  const onInt = onTerminate('SIGINT');
+  const onHup = (): void => {
+    const watchers = configs.flatMap((config) => (config.watcher ? [config.watcher] : []));
+    if (watchers.length === 0) logger.info({}, 'SIGHUP received; no configuration file to reload');
+    for (const watcher of watchers) void watcher.reload('signal');
+  };
+  signals.on('SIGTERM', onTerm);
+  signals.on('SIGINT', onInt);
+  if (command.command === 'serve') signals.on('SIGHUP', onHup);
+  const metrics = createPluginMetrics({
+    build: { plugin: program.binary, version: program.version },
+    defaultMetrics: true,
+  });
+  let probeServer: ProbeServer | undefined;
+  try {
+    if (command.command === 'discover') {
+      const results: DiscoverResult[] = [];
+      const configWarnings: string[] = [];
+      for (const invocation of plugins) {
+        const { value, warnings } = await loadOnce(invocation);
+        configWarnings.push(...warnings.map((w) => formatConfigIssues(invocation.configFile ?? '', [w])));
+        results.push(
+          await discoverPlugin({
+            definition: invocation.definition,
+            flags: invocation.flags,
+            host,
+            cdiDir: common.cdiDir,
+            config: value,
+            logger: loggerOf(invocation.definition),
+            clock,
+            signal: controller.signal,
+          }),
+        );
+      }
+      const doc = toDiscoverDocument(
+        {
+          resources: results.flatMap((result) => result.resources),
+          excluded: results.flatMap((result) => result.excluded ?? []),
+          warnings: results.flatMap((result) => result.warnings ?? []),
+        },
+        configWarnings,
+      );
+      stdout.write(
+        command.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : formatDiscoverTable(doc),
+      );
+      return ExitCode.Ok;
+    }
+    return await serve({
+      program,
+      common,
+      plugins,
+      io,
+      logger,
+      loggerOf,
+      clock,
+      host,
+      metrics,
+      configs,
+      signal: controller.signal,
+      setProbeServer: (server) => (probeServer = server),
+    });
+  } catch (error) {
+    if (isConfigError(error) || error instanceof UsageError) {
+      stderr.write(`${program.binary}: ${error.message}\n`);
+      return ExitCode.Usage;
+    }
+    logger.error({ err: error }, `${command.command} failed`);
+    stderr.write(`${program.binary}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return ExitCode.Failure;
+  } finally {
+    for (const config of configs) config.watcher?.close();
+    await probeServer?.close();
+    signals.off('SIGTERM', onTerm);
+    signals.off('SIGINT', onInt);
+    signals.off('SIGHUP', onHup);
+  }
+}
+
+const schemaOf = (definition: AnyPluginDefinition): z.ZodType =>
+  definition.config?.schema ?? z.strictObject({});
+const loadOptionsOf = (definition: AnyPluginDefinition): LoadConfigOptions => ({
+  unknownKeys: definition.config?.unknownKeys ?? 'error',
+});
+
+/** Loads a plugin's configuration once: its file, or its defaults through the schema. */
+async function loadOnce(
+  invocation: PluginInvocation,
+): Promise<{ value: unknown; warnings: readonly ConfigIssue[] }> {
+  const { definition } = invocation;
+  if (invocation.configFile === undefined) {
+    return validateConfigValue(
+      '<built-in defaults>',
+      definition.config?.defaults ?? {},
+      schemaOf(definition),
+      loadOptionsOf(definition),
+    );
+  }
+  return loadConfig(invocation.configFile, schemaOf(definition), loadOptionsOf(definition));
+}
+
+interface ServeOptions {
+  readonly program: Program;
+  readonly common: CommonFlags;
+  readonly plugins: readonly PluginInvocation[];
+  readonly io: RunIo;
+  readonly logger: Logger;
+  readonly loggerOf: (definition: AnyPluginDefinition) => Logger;
+  readonly clock: Clock;
+  readonly host: ReturnType<typeof createHost>;
+  readonly metrics: PluginMetrics;
+  readonly configs: Array<{ current: () => unknown; watcher?: ConfigWatcher<unknown> }>;
+  readonly signal: AbortSignal;
+  readonly setProbeServer: (server: ProbeServer) => void;
+}
+
+async function serve(options: ServeOptions): Promise<number> {
+  const { common, logger, metrics, signal } = options;
+  const served: ServedPlugin[] = [];
+  // Configurations first: a bad file stops the process before anything is served (exit 2).
+  for (const invocation of options.plugins) {
+    const pluginLogger = options.loggerOf(invocation.definition);
+    const file = invocation.configFile;
+    if (file === undefined) {
+      const loaded = await loadOnce(invocation);
+      logWarnings(pluginLogger, '<built-in defaults>', loaded.warnings);
+      options.configs.push({ current: () => loaded.value });
+      continue;
+    }
+    const entry: { current: () => unknown; watcher?: ConfigWatcher<unknown> } = { current: () => undefined };
+    const watcher = await watchConfig({
+      file,
+      schema: schemaOf(invocation.definition),
+      ...loadOptionsOf(invocation.definition),
+      signals: null,
+      ...(options.io.configDebounceMs !== undefined ? { debounceMs: options.io.configDebounceMs } : {}),
+      onChange: (change) => {
+        metrics.configReload(true);
+        pluginLogger.info({ config: file, reason: change.reason }, 'configuration reloaded');
+        logWarnings(pluginLogger, file, change.warnings);
+        served[options.configs.indexOf(entry)]?.reconfigured();
+      },
+      onError: (error, reason) => {
+        metrics.configReload(false);
+        pluginLogger.error(
+          { config: file, reason, problem: error.message },
+          'configuration reload failed; keeping the running configuration',
+        );
+      },
+    });
+    logWarnings(pluginLogger, file, watcher.warnings);
+    entry.watcher = watcher;
+    entry.current = () => watcher.current;
+    options.configs.push(entry);
+  }
+  let started = false;
+  if (common.metricsAddress !== undefined) {
+    const server = await startProbeServer({
+      address: common.metricsAddress,
+      metrics: metrics.registry,
+      readiness: () => (started ? metrics.readiness() : { ok: false, message: 'first scan not finished' }),
+    });
+    options.setProbeServer(server);
+    logger.info({ url: server.url }, 'serving /metrics, /healthz and /readyz');
+  }
+  const devicePlugin = createDevicePlugin({
+    devicePluginDir: common.devicePluginDir,
+    logger,
+    clock: options.clock,
+  });
+  const unbind = bindPluginMetrics(devicePlugin, metrics);
+  const owners = new Map<string, string>();
+  options.plugins.forEach((invocation, index) => {
+    served.push(
+      servePlugin({
+        definition: invocation.definition,
+        flags: invocation.flags,
+        host: options.host,
+        cdiDir: common.cdiDir,
+        pollIntervalMs: common.pollIntervalMs,
+        config: () => options.configs[index]?.current(),
+        devicePlugin,
+        owners,
+        logger: options.loggerOf(invocation.definition),
+        clock: options.clock,
+        signal,
+      }),
+    );
+  });
+  logger.info(
+    {
+      version: options.program.version,
+      plugins: options.plugins.map((p) => p.definition.name),
+      flags: common,
+    },
+    'starting',
+  );
+  // Lifecycle timers do not hold the event loop; while the plugin waits for a restarting kubelet, this does.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  try {
+    await devicePlugin.start();
+    await Promise.all(served.map((plugin) => plugin.start()));
+    started = true;
+    await Promise.race([
+      new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      ),
+      devicePlugin.stopped,
+    ]);
+  } finally {
+    clearInterval(keepAlive);
+    await Promise.all(served.map((plugin) => plugin.stop()));
+    await devicePlugin.stop();
+    unbind();
+    for (const plugin of served) await plugin.stopHook();
+  }
+  logger.info({}, 'stopped');
+  return ExitCode.Ok;
+}
+
+function logWarnings(logger: Logger, file: string, warnings: readonly ConfigIssue[]): void {
+  for (const warning of warnings)
+    logger.warn({ config: file, field: warning.path }, formatConfigIssues(file, [warning]));
+}

@@ -1,0 +1,98 @@
+import { watch, type FSWatcher } from 'node:fs';
+import type { Clock, TimerHandle } from '@kdp/base';
+
+/** Options of {@link createScanScheduler}. */
+export interface ScanSchedulerOptions {
+  /** One scan and what follows from it; must not throw (the caller logs its own failures). */
+  readonly scan: () => Promise<void>;
+  /** The longest time between two scans, read after every scan. */
+  readonly intervalMs: () => number;
+  /** Directories whose changes start a scan at once, read after every scan (new ones are watched). */
+  readonly watch: () => readonly string[];
+  readonly clock: Clock;
+}
+
+/** When scans run: at start, after every interval, on every watched change and on request; never two at once. */
+export interface ScanScheduler {
+  /** Runs the first scan; resolves once it finished. */
+  start(): Promise<void>;
+  /** Asks for a scan now; during a scan, one more runs right after it (any number of requests make one). */
+  rescan(): void;
+  /** Stops the timer and the watches; resolves once a running scan finished. */
+  stop(): Promise<void>;
+  /** The directories watched now (for tests and diagnostics). */
+  watching(): string[];
+}
+
+/** Creates a scheduler; nothing runs before `start`. */
+export function createScanScheduler(options: ScanSchedulerOptions): ScanScheduler {
+  const { clock } = options;
+  const watchers = new Map<string, FSWatcher>();
+  let timer: TimerHandle | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+  let stopped = false;
+
+  const schedule = (): void => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = stopped ? undefined : clock.setTimeout(() => void run(), options.intervalMs());
+  };
+
+  /** Watches what is declared now: new directories are added, ones no longer declared are closed. */
+  const refreshWatches = (): void => {
+    const wanted = new Set(options.watch());
+    for (const [path, watcher] of watchers) {
+      if (wanted.has(path)) continue;
+      watcher.close();
+      watchers.delete(path);
+    }
+    for (const path of wanted) {
+      if (watchers.has(path)) continue;
+      try {
+        const watcher = watch(path, { persistent: false }, () => rescan());
+        watcher.on('error', () => {
+          watcher.close();
+          if (watchers.get(path) === watcher) watchers.delete(path);
+        });
+        watchers.set(path, watcher);
+      } catch {
+        // Missing or not watchable yet: tried again after the next scan; the interval covers it meanwhile.
+      }
+    }
+  };
+
+  const run = (): Promise<void> => {
+    if (stopped) return Promise.resolve();
+    if (running !== undefined) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await options.scan();
+        if (!stopped) refreshWatches();
+      } while (again && !stopped);
+    })().finally(() => {
+      running = undefined;
+      schedule();
+    });
+    return running;
+  };
+
+  const rescan = (): void => void run();
+
+  return {
+    start: () => run(),
+    rescan,
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      timer = undefined;
+      for (const watcher of watchers.values()) watcher.close();
+      watchers.clear();
+      await running;
+    },
+    watching: () => [...watchers.keys()].sort(),
+  };
+}

@@ -1,0 +1,138 @@
+import type { Clock, Logger } from '@kdp/base';
+import type { Host } from '@kdp/topology';
+import type { DevicePlugin } from '../device-plugin';
+import type { AnyPluginDefinition, ResourceSet } from './define-plugin';
+import { createDeviceMemory } from './device-memory';
+import { parseDuration } from './flags';
+import { createPluginContext, watchedDirectories, type MutablePluginContext } from './plugin-context';
+import { createResourceApplier } from './resource-applier';
+import { createScanScheduler, type ScanScheduler } from './scan-scheduler';
+import { createWarningLog } from './warning-log';
+
+/** What one plugin of a `serve` process is started with. */
+export interface ServePluginOptions {
+  readonly definition: AnyPluginDefinition;
+  readonly flags: Readonly<Record<string, unknown>>;
+  readonly host: Host;
+  readonly cdiDir: string;
+  /** `--poll-interval`; undefined: the definition's own default. */
+  readonly pollIntervalMs: number | undefined;
+  /** The running configuration. */
+  readonly config: () => unknown;
+  /** The process's device plugin, shared by every plugin it hosts. */
+  readonly devicePlugin: DevicePlugin;
+  /** Resource names taken by any plugin of the process, with their owner. */
+  readonly owners: Map<string, string>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly signal: AbortSignal;
+}
+
+/** One plugin running in a `serve` process. */
+export interface ServedPlugin {
+  /** Runs `setup` and the first scan, and applies its resources; resolves once they are added. */
+  start(): Promise<void>;
+  /** A new configuration is running: remembered devices are dropped and a scan runs. */
+  reconfigured(): void;
+  /** Stops scanning; `stopHook` runs the definition's `stop` hook (after the device plugin stopped). */
+  stop(): Promise<void>;
+  /** Runs the definition's `stop` hook; never throws. */
+  stopHook(): Promise<void>;
+}
+
+/** Wires one plugin definition to the runtime: its scans, its resources and its device memory. */
+export function servePlugin(options: ServePluginOptions): ServedPlugin {
+  const { definition, logger } = options;
+  let scheduler: ScanScheduler | undefined;
+  const ctx: MutablePluginContext = createPluginContext({
+    definition,
+    command: 'serve',
+    host: options.host,
+    flags: options.flags,
+    cdiDir: options.cdiDir,
+    logger,
+    clock: options.clock,
+    signal: options.signal,
+    config: options.config,
+    rescan: () => scheduler?.rescan(),
+  });
+  const grace = definition.health?.vanishedGraceMs;
+  const memory = createDeviceMemory({
+    // A function of the context is read at every scan, so a reloaded configuration takes effect.
+    graceMs: typeof grace === 'function' ? () => grace(ctx) : (grace ?? 0),
+    keep: definition.health?.keepVanished ?? 'all',
+    holdUntilHealthy: definition.health?.holdUntilHealthy === true,
+  });
+  const applier = createResourceApplier({
+    plugin: options.devicePlugin,
+    logger,
+    clock: options.clock,
+    memory,
+    claim: (name) => {
+      const owner = options.owners.get(name);
+      if (owner !== undefined && owner !== definition.name) return false;
+      options.owners.set(name, definition.name);
+      return true;
+    },
+    release: (name) => {
+      if (options.owners.get(name) === definition.name) options.owners.delete(name);
+    },
+  });
+  const warnings = createWarningLog((warning) => logger.warn({}, warning));
+  const excluded = createWarningLog((entry) => logger.debug({ excluded: entry }, 'seen but not advertised'));
+  let failing: string | undefined;
+  const fail = (what: string, error: unknown): void => {
+    const message = error instanceof Error ? error.message : String(error);
+    const kept = what === 'scan' || what === 'resources' ? '; keeping the last devices' : '';
+    if (failing !== `${what}: ${message}`) logger.error({ err: error }, `${what} failed${kept}`);
+    failing = `${what}: ${message}`;
+  };
+
+  const scanAndApply = async (): Promise<void> => {
+    let set: ResourceSet;
+    let step = 'scan';
+    try {
+      const scan = await definition.scan.run(ctx);
+      step = 'resources';
+      set = definition.resources(scan, ctx);
+      step = 'advertise hook';
+      const advertised = await applier.apply(set, (next) => definition.hooks?.advertise?.(next, ctx));
+      warnings.report(advertised.warnings ?? []);
+      excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
+    } catch (error) {
+      fail(step, error);
+      return;
+    }
+    if (failing !== undefined) logger.info({}, 'scan succeeded again');
+    failing = undefined;
+  };
+
+  const defaultInterval = parseDuration(definition.scan.interval ?? '1s');
+  return {
+    async start() {
+      ctx.state = definition.setup === undefined ? undefined : await definition.setup(ctx);
+      scheduler = createScanScheduler({
+        scan: scanAndApply,
+        intervalMs: () => options.pollIntervalMs ?? defaultInterval,
+        watch: () => watchedDirectories(options.host, definition.scan.watch?.(ctx)),
+        clock: options.clock,
+      });
+      await scheduler.start();
+      const served = applier.names();
+      if (served.length === 0)
+        logger.warn({}, 'no resource to advertise yet; resources are added when devices appear');
+    },
+    reconfigured() {
+      memory.forgetVanished();
+      scheduler?.rescan();
+    },
+    stop: async () => scheduler?.stop(),
+    async stopHook() {
+      try {
+        await definition.hooks?.stop?.(ctx);
+      } catch (error) {
+        logger.error({ err: error }, 'stop hook failed');
+      }
+    },
+  };
+}

@@ -1,0 +1,6 @@
+#!/usr/bin/env node
+// Committed launcher: npm ci links only bins whose target exists, and dist/ appears with the build.
+const bundle = require('node:path').join(__dirname, '..', 'dist', 'main.js');
+const hint = 'kdp-device-plugins: not built yet; run `npx nx run @kdp/device-plugins:build` first\n';
+if (require('node:fs').existsSync(bundle)) require(bundle);
+else process.exitCode = (process.stderr.write(hint), 1);

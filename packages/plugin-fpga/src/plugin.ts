@@ -1,0 +1,49 @@
+import { Code, DevicePluginError } from '@kdp/core';
+import { definePlugin } from '@kdp/core/plugin';
+import packageJson from '../package.json';
+import { createRegionProgrammer, type RegionProgrammer } from './allocate/region-programmer';
+import { fpgaConfigSchema } from './config';
+import { planResources } from './resources/plan-resources';
+import { scanFpgas } from './scan/scan-fpgas';
+
+/**
+ * `fpga-device-plugin`: Intel FPGAs (DFL and OPAE drivers) and AMD/Xilinx Alveo cards, one resource per name
+ * made from what is loaded on them; region resources with a programming rule load the rule's AFU in
+ * PreStartContainer. Rescanned on every change under /dev, /dev/dri and the FPGA classes and every --poll-interval.
+ */
+export const fpgaPlugin = definePlugin({
+  name: 'fpga',
+  binary: 'fpga-device-plugin',
+  title: 'FPGA device plugin (Intel DFL/OPAE, AMD/Xilinx Alveo)',
+  version: packageJson.version,
+  config: { schema: fpgaConfigSchema },
+  // The programmer serializes programming per device for the life of the process; a new bitstreamDir makes a new one.
+  setup: ({ host, logger }) => {
+    let programmer: RegionProgrammer | undefined;
+    return {
+      programmer: (bitstreamDir: string): RegionProgrammer =>
+        programmer?.bitstreamDir === bitstreamDir
+          ? programmer
+          : (programmer = createRegionProgrammer({ sysfs: host.sysfs, bitstreamDir, logger })),
+    };
+  },
+  scan: {
+    watch: () => ({ devfs: ['/dev', '/dev/dri'], sysfs: ['class/fpga_region', 'class/fpga'] }),
+    interval: '1s',
+    run: ({ host }) => scanFpgas(host),
+  },
+  resources: (scan, ctx) => {
+    const { config, state } = ctx;
+    return planResources(scan, config, async (rule, { resource, devices, unknownIds, signal }) => {
+      if (unknownIds.length > 0) {
+        throw new DevicePluginError(
+          Code.NotFound,
+          `fpga-device-plugin: unknown ${resource} devices: ${unknownIds.join(', ')}`,
+        );
+      }
+      const outcomes = await state.programmer(config.bitstreamDir).prepare(rule, devices, signal);
+      // The new afu_id is advertised at once rather than at the next poll.
+      if (outcomes.some((outcome) => outcome.action === 'programmed')) ctx.rescan();
+    });
+  },
+});

@@ -1,0 +1,226 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
+import {
+  createFpgaFixture,
+  IF_ID,
+  NLB0,
+  NLB3,
+  programmingConfig,
+  setFakeMode,
+  U200,
+  writeFakeProgrammer,
+  type FakeProgrammer,
+  type FpgaFixture,
+} from './testing';
+
+const REGION = `fpga.intel.com/region-${IF_ID}`;
+const AMD = 'amd.com/xilinx_u200_xdma_201830_1-1542252769';
+const afName = (afuId: string): string =>
+  `fpga.intel.com/af-${IF_ID.slice(0, 3)}.${afuId.slice(0, 3)}.${Buffer.from(IF_ID + afuId, 'hex').toString('base64url')}`;
+
+let bundle: EntryBundle;
+beforeAll(() => {
+  bundle = bundleEntry(join(__dirname, 'main.ts'));
+}, 60_000);
+afterAll(() => bundle.remove());
+
+/** `fpga-device-plugin serve` on the fixture with a config file, registering in `dir`, polling every 200 ms. */
+const spawnServe = (fx: FpgaFixture, dir: string, config: string): PluginProcess =>
+  spawnPlugin(bundle.path, [
+    'serve',
+    ...['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--device-plugin-dir', dir],
+    ...['--config', config, '--poll-interval', '200ms'],
+  ]);
+
+describe('fpga-device-plugin serve against kubelet-sim (region mode, programming)', () => {
+  let fx: FpgaFixture;
+  let fake: FakeProgrammer;
+  let sim: KubeletSim;
+  let plugin: PluginProcess;
+  let afuFile: string;
+  let config: string;
+
+  beforeAll(async () => {
+    fx = createFpgaFixture();
+    const { portDir } = fx.addDflCard({
+      address: '0000:81:00.0',
+      index: 0,
+      numaNode: 1,
+      interfaceId: IF_ID,
+      afuId: NLB0,
+    });
+    fx.addAlveoCard(U200);
+    afuFile = join(fx.root, portDir, 'afu_id');
+    fake = writeFakeProgrammer(fx, NLB3);
+    config = join(fx.base, 'fpga.yaml');
+    writeFileSync(config, programmingConfig(fake, afuFile, NLB3, ['amd: { includeManagement: true }']));
+    const dir = join(fx.base, 'dp');
+    mkdirSync(dir);
+    sim = await createKubeletSim({ dir });
+    const registered = Promise.all(
+      [REGION, AMD].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)),
+    );
+    plugin = spawnServe(fx, dir, config);
+    await registered;
+  }, 60_000);
+
+  afterAll(async () => {
+    const [code] = (await plugin?.stop()) ?? [];
+    await sim?.close();
+    fx?.remove();
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it('registers the region resource with PreStartContainer and the AMD resource without it', () => {
+    expect(sim.resource(REGION)).toMatchObject({
+      options: { preStartRequired: true, getPreferredAllocationAvailable: true },
+      healthy: ['region0'],
+    });
+    expect(sim.resource(AMD)).toMatchObject({
+      options: { preStartRequired: false },
+      healthy: ['0000:3b:00.1'],
+    });
+    expect(sim.resource(REGION)?.devices[0]?.topology).toEqual({ nodes: [{ ID: 1 }] });
+  });
+
+  it('a pod admission runs the fake programmer once, and not again when the AFU is already loaded', async () => {
+    const first = await sim.admit({ pod: 'p1', container: 'c', resource: REGION, count: 1 });
+    expect(fake.runs()).toEqual([`${afuFile} ${fake.bitstream}`]);
+    // Intel's plugin gives the port node (rw) in region mode; we add envs naming it.
+    expect(first.response.devices).toEqual([
+      { containerPath: '/dev/dfl-port.0', hostPath: '/dev/dfl-port.0', permissions: 'rw' },
+    ]);
+    expect(first.response.envs).toEqual({
+      KDP_FPGA_DEVICE_IDS: 'region0',
+      KDP_FPGA_PORTS: '/dev/dfl-port.0',
+      KDP_FPGA_INTERFACE_ID: IF_ID,
+      KDP_FPGA_AFU_ID: NLB3,
+    });
+    sim.release('p1');
+    await sim.admit({ pod: 'p2', container: 'c', resource: REGION, count: 1 });
+    await sim.startContainer('p2', 'c');
+    expect(fake.runs()).toHaveLength(1);
+    sim.release('p2');
+  }, 60_000);
+
+  it('a failing programmer fails the container start with its exit code and output', async () => {
+    writeFileSync(afuFile, `${NLB0}\n`);
+    setFakeMode(fx, 'fail');
+    await expect(sim.admit({ pod: 'p3', container: 'c', resource: REGION, count: 1 })).rejects.toThrow(
+      /PreStartContainer rpc failed with err: .*exited with code 3; output: fpgaconf: bitstream is not compatible/,
+    );
+    sim.release('p3');
+    setFakeMode(fx, 'ok');
+  }, 60_000);
+
+  it('AMD Allocate matches Xilinx’s device specs (xclmgmt and render node, rwm)', async () => {
+    const admission = await sim.admit({ pod: 'p4', container: 'c', resource: AMD, count: 1 });
+    expect(admission.response.devices).toEqual([
+      { containerPath: '/dev/xclmgmt15104', hostPath: '/dev/xclmgmt15104', permissions: 'rwm' },
+      { containerPath: '/dev/dri/renderD128', hostPath: '/dev/dri/renderD128', permissions: 'rwm' },
+    ]);
+    expect(admission.response.envs).toMatchObject({
+      KDP_FPGA_RENDER_NODES: '/dev/dri/renderD128',
+      KDP_FPGA_MGMT_NODES: '/dev/xclmgmt15104',
+    });
+    sim.release('p4');
+  }, 30_000);
+
+  it('a port error makes the region unhealthy and clearing it recovers, well inside a generous bound', async () => {
+    const errors = join(afuFile, '..', 'errors', 'errors');
+    const started = Date.now();
+    const sick = sim.waitFor(
+      'devices',
+      (e) => e.resource === REGION && e.unhealthy.includes('region0'),
+      20_000,
+    );
+    writeFileSync(errors, '0x1\n');
+    await sick;
+    const healthy = sim.waitFor(
+      'devices',
+      (e) => e.resource === REGION && e.healthy.includes('region0'),
+      20_000,
+    );
+    writeFileSync(errors, '0x0\n');
+    await healthy;
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 60_000);
+
+  /** Resolves once the region is registered with (or without) PreStartContainer and advertises region0. */
+  const regionServed = async (preStart: boolean): Promise<void> => {
+    const served = (): boolean => {
+      const state = sim.resource(REGION);
+      return (
+        state?.registered === true &&
+        (state.options.preStartRequired === true) === preStart &&
+        state.healthy.includes('region0')
+      );
+    };
+    while (!served()) await sim.waitFor('devices', (e) => e.resource === REGION, 30_000);
+  };
+
+  it('removing the programming rule re-registers the region without PreStartContainer, adding it back with it', async () => {
+    writeFileSync(
+      config,
+      `mode: region\nbitstreamDir: ${fake.bitstreamDir}\namd: { includeManagement: true }\n`,
+    );
+    await regionServed(false);
+    const runs = fake.runs().length;
+    writeFileSync(afuFile, `${NLB0}\n`);
+    await sim.admit({ pod: 'p5', container: 'c', resource: REGION, count: 1 });
+    expect(fake.runs()).toHaveLength(runs);
+    sim.release('p5');
+
+    writeFileSync(config, programmingConfig(fake, afuFile, NLB3, ['amd: { includeManagement: true }']));
+    await regionServed(true);
+    await sim.admit({ pod: 'p6', container: 'c', resource: REGION, count: 1 });
+    expect(fake.runs()).toHaveLength(runs + 1);
+    sim.release('p6');
+  }, 90_000);
+});
+
+describe('fpga-device-plugin serve against kubelet-sim (af mode)', () => {
+  // The old resource set kept a resource whose devices all vanished registered with zero devices; the runtime
+  // removes it (socket unlinked). For af mode that is the right answer: the name encodes the AFU that was
+  // loaded, and after reprogramming no hardware carries it any more. The kubelet marks a removed resource's
+  // devices unhealthy at once and drops it from the node after its own grace period.
+  it('reprogramming a port moves it to the new AFU’s resource and removes the old one', async () => {
+    const fx = createFpgaFixture();
+    const { portDir } = fx.addDflCard({ address: '0000:81:00.0', index: 0, interfaceId: IF_ID, afuId: NLB0 });
+    fx.addDflCard({ address: '0000:82:00.0', index: 1, interfaceId: IF_ID, afuId: NLB3 });
+    const config = join(fx.base, 'fpga.yaml');
+    writeFileSync(config, 'mode: af\n');
+    const dir = join(fx.base, 'dp');
+    mkdirSync(dir);
+    const sim = await createKubeletSim({ dir });
+    const registered = Promise.all(
+      [afName(NLB0), afName(NLB3)].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)),
+    );
+    const plugin = spawnServe(fx, dir, config);
+    try {
+      await registered;
+      expect(sim.resource(afName(NLB0))?.healthy).toEqual(['dfl-port.0']);
+      const oldSocket = join(dir, sim.resource(afName(NLB0))?.endpoint ?? 'none');
+      expect(existsSync(oldSocket)).toBe(true);
+
+      const moved = sim.waitFor(
+        'devices',
+        (e) => e.resource === afName(NLB3) && e.healthy.length === 2,
+        30_000,
+      );
+      const ended = sim.waitFor('stream-ended', (e) => e.resource === afName(NLB0), 30_000);
+      writeFileSync(join(fx.root, portDir, 'afu_id'), `${NLB3}\n`);
+      await Promise.all([moved, ended]);
+      expect(sim.resource(afName(NLB3))?.healthy).toEqual(['dfl-port.0', 'dfl-port.1']);
+      expect(sim.resource(afName(NLB0))?.registered).toBe(false);
+      expect(existsSync(oldSocket)).toBe(false);
+      expect(await plugin.stop()).toEqual([0, null]);
+    } finally {
+      await plugin.kill();
+      await sim.close();
+      fx.remove();
+    }
+  }, 90_000);
+});

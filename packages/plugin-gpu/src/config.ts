@@ -1,0 +1,58 @@
+import { validateResourceName } from '@kdp/api';
+import { z } from '@kdp/core';
+
+const resourceName = z.string().superRefine((name, ctx) => {
+  const check = validateResourceName(name);
+  if (!check.valid)
+    ctx.addIssue({ code: 'custom', message: `not a valid extended resource name: ${check.message}` });
+});
+
+/** Schema of the `--config` file (YAML or JSON); every key optional. */
+export const gpuConfigSchema = z.strictObject({
+  /** Renames the default resources. */
+  resourceNames: z
+    .strictObject({
+      nvidia: resourceName.default('nvidia.com/gpu'),
+      nvidiaMig: resourceName.default('nvidia.com/gpu'),
+      amd: resourceName.default('amd.com/gpu'),
+      i915: resourceName.default('gpu.intel.com/i915'),
+      xe: resourceName.default('gpu.intel.com/xe'),
+    })
+    .prefault({}),
+  /** One resource per product name: `<domain>/<model-slug>`, e.g. `nvidia.com/h100-80gb-hbm3`. */
+  splitByModel: z.boolean().default(false),
+  /** Explicit resource names per product name (the `model` attribute); wins over `splitByModel`. */
+  modelResourceNames: z.record(z.string().min(1), resourceName).default({}),
+  nvidia: z
+    .strictObject({
+      /** How containers learn their GPUs: `envvar` (NVIDIA_VISIBLE_DEVICES), `cdi` (CDI device names), or both. */
+      deviceListStrategy: z
+        .array(z.enum(['envvar', 'cdi']))
+        .min(1)
+        .default(['envvar']),
+      /** Also pass the device nodes as DeviceSpecs (NVIDIA's PASS_DEVICE_SPECS). */
+      passDeviceSpecs: z.boolean().default(false),
+    })
+    .prefault({}),
+  sharing: z
+    .strictObject({
+      /** Time-slicing: each GPU is advertised as this many replicas `<id>::<n>`. */
+      replicas: z.number().int().min(1).max(64).default(1),
+      /** With replicas > 1, refuse a container asking for more than one replica. */
+      failRequestsGreaterThanOne: z.boolean().default(false),
+    })
+    .prefault({}),
+  health: z
+    .strictObject({
+      /** NVML Xid health: `auto` uses libnvidia-ml.so.1 when it loads, `off` never tries. */
+      nvml: z.enum(['auto', 'off']).default('auto'),
+      /** Xid codes that do not mark a GPU unhealthy (NVIDIA's list by default). */
+      ignoredXids: z.array(z.number().int().min(0)).default([13, 31, 43, 45, 68, 109]),
+      /** How long a critical Xid keeps a GPU unhealthy (seconds); 0 = until restart, as NVIDIA's plugin. */
+      xidHoldSeconds: z.number().int().min(0).default(300),
+    })
+    .prefault({}),
+});
+
+/** The parsed configuration. */
+export type GpuConfig = z.output<typeof gpuConfigSchema>;

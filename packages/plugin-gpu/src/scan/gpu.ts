@@ -1,0 +1,42 @@
+import type { ExcludedDevice } from '@kdp/core/plugin';
+
+/** The kind of GPU, which decides the default resource name and the Allocate payload. */
+export type GpuKind = 'nvidia' | 'nvidia-mig' | 'amd' | 'i915' | 'xe';
+
+/** A bind mount handed to the container (Intel's /dev/dri/by-path links). */
+export interface GpuMount {
+  readonly containerPath: string;
+  readonly hostPath: string;
+  readonly readOnly: boolean;
+}
+
+/** One GPU (or MIG device) found by a scan. */
+export interface Gpu {
+  readonly kind: GpuKind;
+  /** Device ID: GPU UUID (NVIDIA), `MIG-<uuid>/<gi>/<ci>` (MIG), PCI address (AMD, Intel). */
+  readonly id: string;
+  readonly pciAddress: string;
+  /** Product name ("NVIDIA H100 80GB HBM3"), or vendor + PCI device ID where sysfs has no name. */
+  readonly model: string;
+  readonly numaNodes: readonly number[];
+  /** PCIe bridges from the root port down, for locality. */
+  readonly pciePath: readonly string[];
+  /** Host paths of this GPU's own device nodes (/dev/nvidia0, /dev/dri/renderD128, …). */
+  readonly deviceNodes: readonly string[];
+  /** Host paths of the vendor's shared nodes present on the host (/dev/nvidiactl, /dev/kfd, …). */
+  readonly sharedNodes: readonly string[];
+  readonly mounts: readonly GpuMount[];
+  /** Free-form facts shown by `discover`. */
+  readonly attributes: Readonly<Record<string, string>>;
+  /** Why the GPU is unhealthy now; empty = healthy. */
+  readonly problems: readonly string[];
+  /** IDs of GPUs joined to this one by an XGMI link (AMD). */
+  readonly xgmiPeers: readonly string[];
+}
+
+/** What one scan of the machine found. */
+export interface GpuScan {
+  readonly gpus: readonly Gpu[];
+  readonly excluded: readonly ExcludedDevice[];
+  readonly warnings: readonly string[];
+}

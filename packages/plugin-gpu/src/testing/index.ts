@@ -1,0 +1,25 @@
+// Test helpers of @kdp/plugin-gpu (`@kdp/plugin-gpu/testing`): fixture machines with NVIDIA, AMD and Intel
+// GPUs, the driver files they are built from, and shortcuts for this package's specs, the demo and e2e.
+export {
+  AMD_GPUS,
+  buildAmdMachine,
+  buildIntelMachine,
+  buildNvidiaMachine,
+  INTEL_GPUS,
+  NVIDIA_UUIDS,
+} from './machines';
+export {
+  addDrmNodes,
+  addKfdCpuNode,
+  addKfdGpuNode,
+  addMigInstance,
+  addNvidiaControlNodes,
+  addNvidiaGpuFiles,
+  linkKfd,
+  migMinor,
+  migMinorsTable,
+  nvidiaInformation,
+} from './driver-files';
+export { fixtureDevices, fixtureHost, gpuConfig, rootFlags } from './fixture-devices';
+export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
+export type { GpuSlot } from './pci-gpus';

@@ -1,0 +1,254 @@
+import { posix } from 'node:path';
+import type { ExcludedDevice } from '@kdp/core/plugin';
+import {
+  isPciAddress,
+  readPciDevice,
+  type Host,
+  type NumaTopology,
+  type PciDevice,
+  type Sysfs,
+} from '@kdp/topology';
+import { isPortUp, normalizeLinkLayer, parsePortAttribute, type PortAttribute } from './port-state';
+
+/** One port of an RDMA device, from /sys/class/infiniband/<dev>/ports/<n>. */
+export interface RdmaPort {
+  readonly number: number;
+  readonly state?: PortAttribute;
+  readonly physState?: PortAttribute;
+  /** `InfiniBand` or `Ethernet` (RoCE); undefined when unreadable. */
+  readonly linkLayer?: string;
+  /** e.g. `200 Gb/sec (4X HDR)`. */
+  readonly rate?: string;
+  /** state ACTIVE and phys_state LinkUp. */
+  readonly up: boolean;
+}
+
+/** Kind of an RDMA character device. */
+export type RdmaCharKind = 'uverbs' | 'umad' | 'issm' | 'ucm' | 'hfi1';
+
+/** A character device that belongs to one RDMA device. */
+export interface RdmaCharDevice {
+  /** `uverbs0`, `umad1`, `issm0`, `ucm0`, `hfi1_0`. */
+  readonly name: string;
+  readonly kind: RdmaCharKind;
+  /** The port it serves (umad, issm). */
+  readonly port?: number;
+  /** Host path handed to the kubelet, e.g. `/dev/infiniband/uverbs0` (never prefixed with --dev-root). */
+  readonly hostPath: string;
+  /** Whether the node is a device node under --dev-root now. */
+  readonly present: boolean;
+}
+
+/** One RDMA device (HCA, RoCE function, Omni-Path HFI or RDMA-capable VF). */
+export interface RdmaHca {
+  /** ibdev name, e.g. `mlx5_0`. */
+  readonly name: string;
+  /** `/sys/class/infiniband/<name>`, for messages. */
+  readonly path: string;
+  readonly pciAddress?: string;
+  readonly pci?: PciDevice;
+  readonly nodeGuid?: string;
+  readonly fwVer?: string;
+  readonly nodeType?: string;
+  readonly ports: readonly RdmaPort[];
+  readonly charDevices: readonly RdmaCharDevice[];
+  /** Network interfaces of the PCI function (`ib0`, `ens6f0np0`). */
+  readonly netdevs: readonly string[];
+  readonly numaNodes: readonly number[];
+  readonly pciePath: readonly string[];
+}
+
+/** Everything one scan found. */
+export interface RdmaInventory {
+  readonly hcas: readonly RdmaHca[];
+  /** `/dev/infiniband/rdma_cm`, shared by every device. */
+  readonly rdmaCm: { readonly hostPath: string; readonly present: boolean };
+  /** RDMA devices seen but unusable, and why. */
+  readonly excluded: readonly ExcludedDevice[];
+  readonly warnings: readonly string[];
+}
+
+/** Inputs of {@link readRdmaInventory}. */
+export interface RdmaInventoryOptions {
+  /** sysfs and /dev, confined to their roots. */
+  readonly host: Pick<Host, 'sysfs' | 'devfs'>;
+  /** NUMA topology for the local_cpulist fallback. */
+  readonly numa?: NumaTopology;
+}
+
+const CHAR_NAME = /^(uverbs|umad|issm|ucm)(\d{1,5})$/;
+const IBDEV_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+const HFI1_NAME = /^hfi1_\d{1,3}$/;
+
+interface CharEntry {
+  readonly name: string;
+  readonly kind: Exclude<RdmaCharKind, 'hfi1'>;
+  readonly ibdev: string;
+  readonly port?: number;
+}
+
+const byNumber = (a: string, b: string): number =>
+  Number(a.replace(/\D/g, '')) - Number(b.replace(/\D/g, '')) || (a < b ? -1 : a > b ? 1 : 0);
+
+const KIND_ORDER: readonly string[] = ['uverbs', 'umad', 'issm', 'ucm'];
+const byKindThenNumber = (a: CharEntry, b: CharEntry): number =>
+  (a.port ?? 0) - (b.port ?? 0) ||
+  KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+  byNumber(a.name, b.name);
+
+/** Reads the character-device classes (infiniband_verbs, infiniband_mad, infiniband_cm) keyed by ibdev. */
+async function readCharEntries(sysfs: Sysfs, warnings: string[]): Promise<Map<string, CharEntry[]>> {
+  const byIbdev = new Map<string, CharEntry[]>();
+  for (const className of ['infiniband_verbs', 'infiniband_mad', 'infiniband_cm']) {
+    for (const name of (await sysfs.list(`class/${className}`)).sort(byNumber)) {
+      const match = CHAR_NAME.exec(name);
+      if (match === null) continue; // abi_version and other attributes live here too
+      const dir = `class/${className}/${name}`;
+      const ibdev = await sysfs.read(`${dir}/ibdev`);
+      if (ibdev === undefined || !IBDEV_NAME.test(ibdev)) {
+        warnings.push(
+          `/sys/${dir}/ibdev: ${ibdev === undefined ? 'unreadable' : 'not a device name'}; ${name} ignored`,
+        );
+        continue;
+      }
+      const kind = match[1] as CharEntry['kind'];
+      let port: number | undefined;
+      if (kind === 'umad' || kind === 'issm') {
+        port = await sysfs.readInt(`${dir}/port`);
+        if (port === undefined) warnings.push(`/sys/${dir}/port: unreadable or not a number`);
+      }
+      const list = byIbdev.get(ibdev) ?? [];
+      list.push({ name, kind, ibdev, ...(port !== undefined ? { port } : {}) });
+      byIbdev.set(ibdev, list);
+    }
+  }
+  return byIbdev;
+}
+
+async function readPort(sysfs: Sysfs, dir: string, number: number, warnings: string[]): Promise<RdmaPort> {
+  const [stateText, physText, linkText, rate] = await Promise.all([
+    sysfs.read(`${dir}/state`),
+    sysfs.read(`${dir}/phys_state`),
+    sysfs.read(`${dir}/link_layer`),
+    sysfs.read(`${dir}/rate`),
+  ]);
+  const state = parsePortAttribute(stateText);
+  const physState = parsePortAttribute(physText);
+  if (state === undefined) warnings.push(`/sys/${dir}/state: ${describe(stateText)}; port counted as down`);
+  if (physState === undefined)
+    warnings.push(`/sys/${dir}/phys_state: ${describe(physText)}; port counted as down`);
+  const linkLayer = normalizeLinkLayer(linkText);
+  return {
+    number,
+    ...(state !== undefined ? { state } : {}),
+    ...(physState !== undefined ? { physState } : {}),
+    ...(linkLayer !== undefined ? { linkLayer } : {}),
+    ...(rate !== undefined && rate !== '' ? { rate: rate.slice(0, 64) } : {}),
+    up: isPortUp(state, physState),
+  };
+}
+
+const describe = (text: string | undefined): string =>
+  text === undefined ? 'unreadable' : `unexpected content ${JSON.stringify(text.slice(0, 40))}`;
+
+/**
+ * Scans sysfs for RDMA devices: /sys/class/infiniband/<dev> (PCI function, node_guid, fw_ver, ports), their
+ * character devices from infiniband_verbs / infiniband_mad / infiniband_cm, and whether each node exists
+ * under the dev root. Never throws: bad entries are excluded or degraded with a warning.
+ */
+export async function readRdmaInventory(options: RdmaInventoryOptions): Promise<RdmaInventory> {
+  const { sysfs, devfs } = options.host;
+  const warnings: string[] = [];
+  const excluded: ExcludedDevice[] = [];
+  const chars = await readCharEntries(sysfs, warnings);
+  const hcas: RdmaHca[] = [];
+  for (const name of (await sysfs.list('class/infiniband')).sort()) {
+    const path = `/sys/class/infiniband/${name}`;
+    if (!IBDEV_NAME.test(name)) {
+      excluded.push({ path, reason: 'not a valid RDMA device name' });
+      continue;
+    }
+    const located = await sysfs.locate(`class/infiniband/${name}`);
+    if (!located.ok) {
+      excluded.push({ path, reason: located.message });
+      continue;
+    }
+    const dir = `class/infiniband/${name}`;
+    const hcaWarnings: string[] = [];
+    const parent = await sysfs.resolve(`${dir}/device`);
+    const parentName = parent === undefined ? undefined : posix.basename(parent);
+    let pci: PciDevice | undefined;
+    if (parentName !== undefined && isPciAddress(parentName)) {
+      const read = await readPciDevice(sysfs, parentName, options.numa);
+      hcaWarnings.push(...read.warnings);
+      pci = read.device;
+    } else {
+      hcaWarnings.push(`${path}: not backed by a PCI function; no NUMA or PCI selectors apply`);
+    }
+    const [nodeGuid, fwVer, nodeType, portNames, netdevs] = await Promise.all([
+      sysfs.read(`${dir}/node_guid`),
+      sysfs.read(`${dir}/fw_ver`),
+      sysfs.read(`${dir}/node_type`),
+      sysfs.list(`${dir}/ports`),
+      sysfs.list(`${dir}/device/net`),
+    ]);
+    const ports: RdmaPort[] = [];
+    for (const portName of portNames.filter((p) => /^\d{1,3}$/.test(p)).sort(byNumber)) {
+      ports.push(await readPort(sysfs, `${dir}/ports/${portName}`, Number(portName), hcaWarnings));
+    }
+    if (ports.length === 0) hcaWarnings.push(`${path}: no ports; counted as down`);
+    const entries = chars.get(name) ?? [];
+    if (!entries.some((entry) => entry.kind === 'uverbs')) {
+      excluded.push({
+        path,
+        reason: 'no uverbs character device in /sys/class/infiniband_verbs (is ib_uverbs loaded?)',
+      });
+      warnings.push(...hcaWarnings);
+      continue;
+    }
+    const charDevices: RdmaCharDevice[] = [];
+    for (const entry of [...entries].sort(byKindThenNumber)) {
+      charDevices.push({
+        name: entry.name,
+        kind: entry.kind,
+        ...(entry.port !== undefined ? { port: entry.port } : {}),
+        hostPath: `/dev/infiniband/${entry.name}`,
+        present: await devfs.hasNode(`/dev/infiniband/${entry.name}`),
+      });
+    }
+    // Omni-Path PSM2 talks to the HFI through /dev/hfi1_<unit>, beside the verbs devices.
+    if (HFI1_NAME.test(name) && (await devfs.hasNode(`/dev/${name}`))) {
+      charDevices.push({ name, kind: 'hfi1', hostPath: `/dev/${name}`, present: true });
+    }
+    for (const device of charDevices) {
+      if (!device.present && device.kind !== 'uverbs')
+        hcaWarnings.push(
+          `${path}: ${device.name} is in sysfs but ${device.hostPath} is missing; not handed to containers`,
+        );
+    }
+    warnings.push(...hcaWarnings);
+    hcas.push({
+      name,
+      path,
+      ...(pci !== undefined ? { pciAddress: pci.address, pci } : {}),
+      ...(nodeGuid ? { nodeGuid } : {}),
+      ...(fwVer ? { fwVer } : {}),
+      ...(nodeType ? { nodeType } : {}),
+      ports,
+      charDevices,
+      netdevs: netdevs.filter((n) => /^[A-Za-z0-9_.:@-]{1,32}$/.test(n)),
+      numaNodes: pci?.numaNode === undefined ? [] : [pci.numaNode],
+      pciePath: pci?.pciePath ?? [],
+    });
+  }
+  const rdmaCmPresent = await devfs.hasNode('/dev/infiniband/rdma_cm');
+  if (hcas.length > 0 && !rdmaCmPresent) {
+    warnings.push('/dev/infiniband/rdma_cm is missing (is rdma_ucm loaded?); containers get no rdma_cm');
+  }
+  return {
+    hcas,
+    rdmaCm: { hostPath: '/dev/infiniband/rdma_cm', present: rdmaCmPresent },
+    excluded,
+    warnings,
+  };
+}

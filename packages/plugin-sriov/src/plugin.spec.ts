@@ -1,0 +1,241 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DiscoverDocument } from '@kdp/core/plugin';
+import { runPluginCommand } from '@kdp/core/testing';
+import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { sriovPlugin } from './plugin';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
+
+describe('sriov-device-plugin (in-process)', () => {
+  let fixture: SysfsFixture;
+  const roots = (): string[] => [
+    ...['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot, '--dev-root', fixture.devRoot],
+  ];
+  const run = (argv: string[]) => runPluginCommand(sriovPlugin, argv);
+  const dpdkInfo = (id: string, group: number): string =>
+    `{"${id}":{"generic":{"deviceID":"${id}"},"vfio":{"dev-mount":"/dev/vfio/${group}","mount":"/dev/vfio/vfio"}}}`;
+  const config = (name: string, text: string): string => {
+    const file = join(fixture.base, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  beforeEach(() => {
+    fixture = createSysfsFixture();
+    addTwoPfNode(fixture);
+  });
+  afterEach(() => fixture.remove());
+
+  it('discover --output json reports every pool, device and exclusion field by field', async () => {
+    const result = await run([
+      'discover',
+      '--output',
+      'json',
+      ...roots(),
+      '--config',
+      config('c.json', UPSTREAM_CONFIG),
+    ]);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as DiscoverDocument;
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
+      ['intel.com/intel_sriov_netdevice', ['0000:3b:02.0', '0000:3b:02.1', '0000:3b:02.2', '0000:3b:02.3']],
+      ['intel.com/intel_sriov_dpdk', ['0000:3b:02.4', '0000:3b:02.5', '0000:3b:02.6', '0000:3b:02.7']],
+      ['nvidia.com/mlnx_sriov_rdma', ['0000:d8:00.2', '0000:d8:00.3', '0000:d8:00.4', '0000:d8:00.5']],
+      ['nvidia.com/mlnx_rest', ['0000:d8:00.6', '0000:d8:01.0', '0000:d8:01.1']],
+    ]);
+    expect(doc.resources[0]?.devices[0]).toEqual({
+      id: '0000:3b:02.0',
+      health: 'Healthy',
+      numaNodes: [0],
+      pciAddress: '0000:3b:02.0',
+      deviceSpecs: [],
+      // discover prints what a pod holding this device alone receives.
+      mounts: [],
+      envs: {
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_NETDEVICE: '0000:3b:02.0',
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_NETDEVICE_INFO:
+          '{"0000:3b:02.0":{"generic":{"deviceID":"0000:3b:02.0"}}}',
+      },
+      attributes: {
+        vendor: '8086',
+        device: '154c',
+        driver: 'iavf',
+        pfName: 'ens1f0',
+        pfAddress: '0000:3b:00.0',
+        vfIndex: '0',
+        netdev: 'ens1f0v0',
+        linkType: 'ether',
+        iommuGroup: '100',
+      },
+    });
+    expect(doc.resources[1]?.devices[3]).toEqual({
+      id: '0000:3b:02.7',
+      health: 'Healthy',
+      numaNodes: [0],
+      pciAddress: '0000:3b:02.7',
+      deviceSpecs: [
+        { containerPath: '/dev/vfio/vfio', hostPath: '/dev/vfio/vfio', permissions: 'rw' },
+        { containerPath: '/dev/vfio/107', hostPath: '/dev/vfio/107', permissions: 'rw' },
+      ],
+      envs: {
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_DPDK: '0000:3b:02.7',
+        PCIDEVICE_INTEL_COM_INTEL_SRIOV_DPDK_INFO: dpdkInfo('0000:3b:02.7', 107),
+      },
+      mounts: [],
+      attributes: {
+        vendor: '8086',
+        device: '154c',
+        driver: 'vfio-pci',
+        pfName: 'ens1f0',
+        pfAddress: '0000:3b:00.0',
+        vfIndex: '7',
+        linkType: 'ether',
+        iommuGroup: '107',
+      },
+    });
+    expect(doc.resources[2]?.devices[1]).toMatchObject({
+      id: '0000:d8:00.3',
+      numaNodes: [1],
+      deviceSpecs: [
+        { containerPath: '/dev/infiniband/uverbs3', hostPath: '/dev/infiniband/uverbs3', permissions: 'rw' },
+        { containerPath: '/dev/infiniband/issm3', hostPath: '/dev/infiniband/issm3', permissions: 'rw' },
+        { containerPath: '/dev/infiniband/umad3', hostPath: '/dev/infiniband/umad3', permissions: 'rw' },
+        { containerPath: '/dev/infiniband/rdma_cm', hostPath: '/dev/infiniband/rdma_cm', permissions: 'rw' },
+      ],
+      attributes: { driver: 'mlx5_core', pfName: 'ens2f0', vfIndex: '1', rdmaDevices: 'mlx5_3' },
+    });
+    // needVhostNet without /dev/vhost-net on the host: no device nodes, as upstream; the info says vhost.
+    expect(doc.resources[3]?.devices[2]).toMatchObject({ id: '0000:d8:01.1', deviceSpecs: [] });
+    expect(doc.resources[3]?.devices[2]?.envs['PCIDEVICE_NVIDIA_COM_MLNX_REST_INFO']).toBe(
+      '{"0000:d8:01.1":{"extra":{"team":"a\\u0026b"},"generic":{"deviceID":"0000:d8:01.1"},' +
+        '"vhost":{"net-mount":"/dev/vhost-net","tun-mount":"/dev/net/tun"}}}',
+    );
+    expect(doc.excluded).toEqual([
+      { path: '/sys/bus/pci/devices/0000:00:1f.6', reason: 'interface eno1 holds the IPv4 default route' },
+      {
+        path: '/sys/bus/pci/devices/0000:3b:00.0',
+        reason: 'physical function with 8 VFs enabled; its VFs are offered instead',
+      },
+      {
+        path: '/sys/bus/pci/devices/0000:d8:00.0',
+        reason: 'physical function with 8 VFs enabled; its VFs are offered instead',
+      },
+      {
+        path: '/sys/bus/pci/devices/0000:d8:00.7',
+        reason:
+          'intel.com/intel_sriov_netdevice: vendor 15b3 does not match selector vendors=[8086] | ' +
+          'intel.com/intel_sriov_dpdk: vendor 15b3 does not match selector vendors=[8086] | ' +
+          'nvidia.com/mlnx_sriov_rdma: VF 5 of ens2f0 does not match selector pfNames=[ens2f0#0-3] | ' +
+          'nvidia.com/mlnx_rest: selectors[0]: VF 5 of ens2f0 does not match selector pfNames=[ens2f0#4,6]; ' +
+          'selectors[1]: VF 5 of 0000:d8:00.0 does not match selector rootDevices=[0000:d8:00.0#7]',
+      },
+    ]);
+    expect(doc.warnings).toEqual([]);
+  });
+
+  it('accepts the same configuration as YAML and warns about keys it does not support', async () => {
+    const yaml = [
+      'resourceList:',
+      '  - resourceName: ddp_pool',
+      '    selectors:',
+      '      vendors: ["8086"]',
+      '      ddpProfiles: ["GTPv1-C/U IPv4/IPv6 payload"]',
+      '      pfname: ["ens1f0"]',
+      '  - resourceName: intel_all',
+      '    selectors: { vendors: ["8086"], devices: ["154c"] }',
+      'logLevel: 10',
+    ].join('\n');
+    const result = await run([
+      'discover',
+      '--output',
+      'json',
+      ...roots(),
+      '--config',
+      config('c.yaml', yaml),
+    ]);
+    expect(result.code).toBe(0);
+    const doc = JSON.parse(result.stdout) as {
+      resources: { resourceName: string; devices: unknown[] }[];
+      warnings: string[];
+    };
+    const file = join(fixture.base, 'c.yaml');
+    expect(doc.warnings).toEqual([
+      `${file}: resourceList[0].selectors.pfname: unknown key; ignored`,
+      `${file}: logLevel: unknown key; ignored`,
+      'resourceList[0].selectors.ddpProfiles: not supported by sriov-device-plugin; this selector matches no device, so intel.com/ddp_pool does not silently grow',
+      "intel.com/ddp_pool: no device matches the pool's selectors",
+    ]);
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.length])).toEqual([
+      ['intel.com/ddp_pool', 0],
+      ['intel.com/intel_all', 8],
+    ]);
+  });
+
+  it('applies --resource-prefix to pools without resourcePrefix and prints a table by default', async () => {
+    const file = config(
+      'c.json',
+      '{"resourceList":[{"resourceName":"vfio","selectors":{"drivers":["vfio-pci"]}}]}',
+    );
+    const result = await run(['discover', ...roots(), '--config', file, '--resource-prefix', 'example.com']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('example.com/vfio  0000:3b:02.4');
+    expect(result.stdout).toContain('EXCLUDED');
+  });
+
+  it('without --config advertises nothing and says why for every candidate', async () => {
+    const result = await run(['discover', '--output', 'json', ...roots()]);
+    const doc = JSON.parse(result.stdout) as { resources: unknown[]; excluded: { reason: string }[] };
+    expect(result.code).toBe(0);
+    expect(doc.resources).toEqual([]);
+    expect(doc.excluded).toHaveLength(19);
+    expect(doc.excluded.filter((e) => e.reason.startsWith('no netDevice pool'))).toHaveLength(16);
+  });
+
+  it.each([
+    [
+      'a malformed pfNames range',
+      '{"resourceList":[{"resourceName":"x","selectors":{"pfNames":["ens1f0#3-1"]}}]}',
+      'resourceList[0].selectors.pfNames[0]: "ens1f0#3-1": range 3-1 ends before it starts',
+    ],
+    [
+      'an invalid resourceName',
+      '{"resourceList":[{"resourceName":"a/b"}]}',
+      'resourceList[0].resourceName: must hold only letters, digits, "_" and "-" (as upstream requires)',
+    ],
+    [
+      'a wrong type',
+      '{"resourceList":[{"resourceName":"x","selectors":{"isRdma":"yes"}}]}',
+      'resourceList[0].selectors',
+    ],
+    [
+      'an unknown deviceType',
+      '{"resourceList":[{"resourceName":"x","deviceType":"gpu"}]}',
+      'resourceList[0].deviceType',
+    ],
+    ['broken JSON', '{"resourceList": [', 'syntax error'],
+  ])('exits 2 for %s, naming the file, the field and the problem', async (_what, text, problem) => {
+    const file = config('bad.json', text);
+    const result = await run(['serve', ...roots(), '--device-plugin-dir', fixture.base, '--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`sriov-device-plugin: ${file}: ${problem}`);
+  });
+
+  it.each([
+    ['--poll-interval', 'soon', '--poll-interval "soon" is not a duration'],
+    ['--poll-interval', '10', '--poll-interval 10 is shorter than 50ms'],
+    ['--vanished-grace', 'later', '--vanished-grace "later" is not a duration'],
+  ])('exits 2 for %s %s', async (name, value, message) => {
+    const result = await run(['serve', ...roots(), '--device-plugin-dir', fixture.base, name, value]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('documents its own flags and the 1s default of the common --poll-interval in --help', async () => {
+    const result = await run(['--help']);
+    expect(result.code).toBe(0);
+    for (const text of ['--resource-prefix PREFIX', 'intel.com', '--devinfo-dir DIR', '--vanished-grace']) {
+      expect(result.stdout).toContain(text);
+    }
+    expect(result.stdout).toMatch(/--poll-interval DURATION .*\[1s\]/);
+  });
+});

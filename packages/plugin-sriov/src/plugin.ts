@@ -1,0 +1,81 @@
+import { definePlugin, flag } from '@kdp/core/plugin';
+import packageJson from '../package.json';
+import { DEFAULT_DEVINFO_DIR } from './allocate/device-info';
+import { createDeviceInfoStore, type DeviceInfoStore } from './allocate/device-info-store';
+import { DEFAULT_RESOURCE_PREFIX, sriovConfigSchema } from './config';
+import { assignPools, poolIndex } from './resources/assign-pools';
+import { poolResources, type SriovScan } from './resources/pool-resources';
+import { scanNics } from './scan/scan-nics';
+
+/** What lives as long as the process: each function's pool and sysfs directory at the last scan, the device-info files. */
+interface SriovState {
+  previous: ReadonlyMap<string, string>;
+  readonly knownPaths: Map<string, string>;
+  readonly store: DeviceInfoStore;
+}
+
+/**
+ * `sriov-device-plugin`: a drop-in for sriov-network-device-plugin (its configuration file, resource names,
+ * Allocate answers and Multus device-info files), with one resource per pool, rescanned on every change of
+ * the PCI device list or the network interfaces and at least every --poll-interval, so an sriov_numvfs change,
+ * a driver rebind or a PF losing its carrier reaches the kubelet without a restart.
+ */
+export const sriovPlugin = definePlugin({
+  name: 'sriov',
+  version: packageJson.version,
+  binary: 'sriov-device-plugin',
+  title: 'SR-IOV network device plugin (drop-in for sriov-network-device-plugin)',
+  config: { schema: sriovConfigSchema, unknownKeys: 'warn' }, // upstream's format: unknown keys are warnings
+  flags: {
+    'resource-prefix': flag.string({
+      description: 'resource prefix of pools without resourcePrefix',
+      valueName: 'PREFIX',
+      default: DEFAULT_RESOURCE_PREFIX,
+    }),
+    'devinfo-dir': flag.path({
+      description: 'where Multus device-info files are written',
+      valueName: 'DIR',
+      default: DEFAULT_DEVINFO_DIR,
+    }),
+    'vanished-grace': flag.duration({
+      description: 'how long a vanished VF stays advertised as Unhealthy',
+      default: '30s',
+    }),
+  },
+  setup: ({ flags }): SriovState => ({
+    previous: new Map(),
+    knownPaths: new Map(),
+    store: createDeviceInfoStore(flags['devinfo-dir']),
+  }),
+  scan: {
+    watch: () => ({ sysfs: ['bus/pci/devices', 'class/net'] }),
+    interval: '1s',
+    run: async ({ host, config, flags, state }): Promise<SriovScan> => {
+      const node = await scanNics(host, state.knownPaths);
+      const defaultPrefix = flags['resource-prefix'];
+      // A function that fails its pool's selectors only for now (driver unbound) stays in it, Unhealthy.
+      const assignment = assignPools(node, config, { defaultPrefix, previous: state.previous });
+      state.previous = poolIndex(assignment);
+      return { node, assignment };
+    },
+  },
+  resources: (scan, { config, flags, host, state, logger }) =>
+    poolResources(scan, config, {
+      defaultPrefix: flags['resource-prefix'],
+      vhostNet: async () =>
+        (await host.devfs.hasNode('/dev/vhost-net')) && (await host.devfs.hasNode('/dev/net/tun')),
+      store: state.store,
+      logger,
+    }),
+  health: { vanishedGraceMs: ({ flags }) => flags['vanished-grace'] },
+  hooks: {
+    // Device-info files of devices no longer advertised (vanished past the grace, pool removed) go.
+    advertise: async (set, { state, logger }) => {
+      const keep = new Map(set.resources.map((r) => [r.name, new Set(r.devices.map((d) => d.id))]));
+      await state.store
+        .prune(keep)
+        .catch((error: unknown) => logger.warn({ err: error }, 'cannot remove a device-info file'));
+    },
+    stop: ({ state }) => state.store.removeAll(),
+  },
+});

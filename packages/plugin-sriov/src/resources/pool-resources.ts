@@ -1,0 +1,112 @@
+import type { LifecycleLogger, PluginDevice } from '@kdp/core';
+import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
+import { containerAllocation, rdmaDevicesOf } from '../allocate/container-allocation';
+import { pciDeviceInfo } from '../allocate/device-info';
+import type { DeviceInfoStore } from '../allocate/device-info-store';
+import { preferVfs } from '../allocate/prefer-vfs';
+import { configWarnings, type SriovConfig, type SriovPool } from '../config';
+import type { NodeScan } from '../scan/nic-function';
+import type { Assignment, PooledFunction } from './assign-pools';
+
+/** One scan as `resources` gets it: the node as read, and its functions placed into the pools. */
+export interface SriovScan {
+  readonly node: NodeScan;
+  readonly assignment: Assignment;
+}
+
+/** What the pools' hooks need beyond the scan. */
+export interface PoolResourceOptions {
+  /** `--resource-prefix`. */
+  readonly defaultPrefix: string;
+  /** Whether /dev/vhost-net and /dev/net/tun are device nodes now (asked at every Allocate). */
+  readonly vhostNet: () => Promise<boolean>;
+  /** Where Allocate leaves the Multus device-info files. */
+  readonly store: DeviceInfoStore;
+  readonly logger: LifecycleLogger;
+}
+
+/** The kubelet device of one pool member: ID = PCI address, NUMA node unless the pool sets excludeTopology. */
+export function toPluginDevice(pool: SriovPool, member: PooledFunction): PluginDevice<PooledFunction> {
+  const { fn } = member;
+  const attributes: Record<string, string> = {};
+  const put = (key: string, value: string | number | undefined): void => {
+    if (value !== undefined && value !== '') attributes[key] = String(value);
+  };
+  put('vendor', fn.vendor);
+  put('device', fn.device);
+  put('driver', fn.driver);
+  put('pfName', fn.pfName);
+  put('pfAddress', fn.vf?.pfAddress);
+  put('vfIndex', fn.vf?.index);
+  put('netdev', fn.netdevs.join(','));
+  put('linkType', fn.linkType);
+  put('iommuGroup', fn.iommuGroup);
+  put('rdmaDevices', fn.rdmaDevices.join(','));
+  return {
+    id: fn.address,
+    health: member.healthy ? 'Healthy' : 'Unhealthy',
+    ...(member.problem !== undefined ? { problem: member.problem } : {}),
+    numaNodes: pool.excludeTopology === true || fn.numaNode === undefined ? [] : [fn.numaNode],
+    pciePath: fn.pciePath,
+    pciAddress: fn.address,
+    attributes,
+    payload: member,
+  };
+}
+
+/**
+ * One resource per pool of the configuration (auxNetDevice pools, unsupported, are left out; pools without
+ * devices are kept, so their resource stays registered with none): Allocate answers as upstream does, writes
+ * each device's device-info file, and GetPreferredAllocation keeps a request on one NUMA node and packs it
+ * onto (or spreads it over) PFs as the pool's `pfAllocation` says.
+ */
+export function poolResources(
+  scan: SriovScan,
+  config: SriovConfig,
+  options: PoolResourceOptions,
+): ResourceSet {
+  const { node, assignment } = scan;
+  const warnings = [...configWarnings(config, options.defaultPrefix), ...node.warnings];
+  const resources: ResourceSpec<PooledFunction>[] = [];
+  for (const { resourceName, pool, members } of assignment.pools) {
+    if (pool.deviceType === 'auxNetDevice') continue;
+    if (members.length === 0) warnings.push(`${resourceName}: no device matches the pool's selectors`);
+    const membersOf = (devices: readonly PluginDevice<PooledFunction>[]): PooledFunction[] =>
+      devices.flatMap((device) => (device.payload !== undefined ? [device.payload] : []));
+    resources.push({
+      name: resourceName,
+      devices: members.map((member) => toPluginDevice(pool, member)),
+      allocate: async ({ devices }) =>
+        containerAllocation(resourceName, membersOf(devices), pool, {
+          rdmaCharDevices: node.rdmaCharDevices,
+          vhostNet: await options.vhostNet(),
+        }),
+      afterAllocate: async ({ devices }) => {
+        const ids: string[] = [];
+        for (const member of membersOf(devices)) {
+          const { address } = member.fn;
+          await options.store.write(
+            resourceName,
+            address,
+            pciDeviceInfo(address, rdmaDevicesOf(member, pool)),
+          );
+          ids.push(address);
+        }
+        options.logger.info({ resource: resourceName, devices: ids }, 'allocated');
+      },
+      preferredAllocation: ({ available, mustInclude, size }) =>
+        preferVfs({
+          available: available.map(({ id, numaNodes, payload }) => ({
+            id,
+            ...(numaNodes?.[0] !== undefined ? { numaNode: numaNodes[0] } : {}),
+            pf: payload?.fn.vf?.pfAddress ?? id,
+            index: payload?.fn.vf?.index ?? 0,
+          })),
+          mustInclude,
+          size,
+          policy: pool.pfAllocation ?? 'pack',
+        }),
+    });
+  }
+  return { resources, excluded: assignment.excluded, warnings };
+}

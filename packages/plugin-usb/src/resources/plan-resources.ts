@@ -1,0 +1,159 @@
+import type { AllocateContext, ContainerAllocation, DeviceMount, DeviceNode, PluginDevice } from '@kdp/core';
+import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin';
+import type { UsbConfig } from '../config';
+import type { UsbHostScan } from '../scan/scan-usb-host';
+import type { UsbDevice } from '../scan/usb-device';
+import { configuredResources, type PathGroupSpec, type UsbGroupSpec } from './configured-resources';
+import type { DevicePayload } from './device-payload';
+import { matchRules } from './match-rules';
+import { portId, sanitizeIdPart, shareIds, stableUsbId } from './stable-usb-id';
+
+/** Every configured resource with its devices after one scan, what was left out and why, and warnings. */
+export interface UsbPlan extends ResourceSet {
+  readonly resources: readonly ResourceSpec<DevicePayload>[];
+  readonly excluded: readonly ExcludedDevice[];
+  readonly warnings: readonly string[];
+}
+
+/** The Allocate hook every resource gets. */
+export type UsbAllocate = (context: AllocateContext<DevicePayload>) => Promise<ContainerAllocation>;
+
+/** Claims and reasons gathered while USB devices are assigned to resources. */
+interface Assignment {
+  /** Port path → the resource that advertises it. */
+  readonly claimed: Map<string, string>;
+  /** Port path → why each resource did not take it. */
+  readonly reasons: Map<string, string[]>;
+  readonly warnings: string[];
+}
+
+/**
+ * Assigns one scan's devices to the configured resources. A USB device goes to the first resource (in
+ * configuration order) with a matching rule; every device seen and not advertised is in `excluded` with why.
+ */
+export function planResources(config: UsbConfig, scan: UsbHostScan, allocate: UsbAllocate): UsbPlan {
+  const assignment: Assignment = { claimed: new Map(), reasons: new Map(), warnings: [...scan.warnings] };
+  const resources = configuredResources(config).map((spec): ResourceSpec<DevicePayload> => {
+    const seen = new Set<string>();
+    const devices = spec.groups
+      .flatMap((group) =>
+        group.kind === 'usb'
+          ? usbGroupDevices(spec.name, group, scan.devices, assignment)
+          : pathGroupDevices(group, scan.globs),
+      )
+      .filter((d) => {
+        if (seen.has(d.id)) {
+          assignment.warnings.push(
+            `${spec.name}: device ID ${d.id} comes from two groups; the first one is kept`,
+          );
+          return false;
+        }
+        seen.add(d.id);
+        return true;
+      });
+    return { name: spec.name, devices, allocate };
+  });
+  const excluded: ExcludedDevice[] = scan.skipped.map((s) => ({ path: `/sys/${s.path}`, reason: s.reason }));
+  for (const device of scan.devices) {
+    if (assignment.claimed.has(device.portPath)) continue;
+    const why = assignment.reasons.get(device.portPath) ?? [];
+    excluded.push({
+      path: `/sys/${device.sysPath}`,
+      reason:
+        why.length === 0
+          ? `no resource is configured for USB devices (${describe(device)})`
+          : `${describe(device)}: ${why.join('; ')}`,
+    });
+  }
+  return { resources, excluded, warnings: assignment.warnings };
+}
+
+function describe(device: UsbDevice): string {
+  return `${device.vendorId}:${device.productId}${device.serial !== undefined ? ` serial ${device.serial}` : ''}`;
+}
+
+/** The facts `discover` prints for a USB device. */
+export function usbAttributes(device: UsbDevice): Record<string, string> {
+  return {
+    vendor: device.vendorId,
+    product: device.productId,
+    port: device.portPath,
+    busnum: String(device.busnum),
+    devnum: String(device.devnum),
+    class: device.deviceClass,
+    interfaceClasses: device.interfaceClasses.join(','),
+    ...(device.serial !== undefined ? { serial: device.serial } : {}),
+    ...(device.manufacturer !== undefined ? { manufacturer: device.manufacturer } : {}),
+    ...(device.product !== undefined ? { productName: device.product } : {}),
+    ...(device.bcdDevice !== undefined ? { bcdDevice: device.bcdDevice } : {}),
+  };
+}
+
+function usbGroupDevices(
+  resource: string,
+  group: UsbGroupSpec,
+  devices: readonly UsbDevice[],
+  { claimed, reasons, warnings }: Assignment,
+): PluginDevice<DevicePayload>[] {
+  const matched: UsbDevice[] = [];
+  for (const device of devices) {
+    const why = matchRules(group.rules, device);
+    if (why !== undefined) {
+      reasons.set(device.portPath, [...(reasons.get(device.portPath) ?? []), `${resource}: ${why}`]);
+      continue;
+    }
+    const owner = claimed.get(device.portPath);
+    if (owner === undefined) {
+      claimed.set(device.portPath, resource);
+      matched.push(device);
+    } else if (owner !== resource) {
+      warnings.push(`${device.portPath} matches ${resource} too but is already advertised as ${owner}`);
+    }
+  }
+  // Serials shared by several devices (cheap adapters often have one) would collide: those fall back to ports.
+  const bySerial = new Map<string, number>();
+  for (const d of matched) bySerial.set(stableUsbId(d), (bySerial.get(stableUsbId(d)) ?? 0) + 1);
+  return matched.flatMap((device) => {
+    let base = stableUsbId(device);
+    if ((bySerial.get(base) ?? 0) > 1) {
+      warnings.push(
+        `${resource}: serial ${JSON.stringify(device.serial)} is shared by several devices; ${device.portPath} is identified by its port instead`,
+      );
+      base = portId(device);
+    }
+    const { permissions, nodes } = group;
+    const payload: DevicePayload = { kind: 'usb', baseId: base, device, permissions, nodes };
+    const attributes = usbAttributes(device);
+    return shareIds(base, group.count).map((id) => ({ id, health: 'Healthy' as const, attributes, payload }));
+  });
+}
+
+/**
+ * generic-device-plugin's zip: each path's matches repeated `limit` times; the group yields as many devices as
+ * the longest natural match list, capped by the shortest reusable list.
+ */
+function pathGroupDevices(
+  group: PathGroupSpec,
+  globs: ReadonlyMap<string, readonly string[]>,
+): PluginDevice<DevicePayload>[] {
+  const matches = group.paths.map((p) => globs.get(p.path) ?? []);
+  const reusable = matches.map((m, i) => Array.from({ length: group.paths[i]?.limit ?? 1 }, () => m).flat());
+  const length = Math.min(Math.max(0, ...matches.map((m) => m.length)), ...reusable.map((r) => r.length));
+  // Reused matches (limit > 1) would repeat an ID: number them.
+  const numbered = reusable.some((r, k) => r.length > (matches[k]?.length ?? 0));
+  return Array.from({ length }, (_, i) => {
+    const hostPaths = reusable.map((r) => r[i] ?? '');
+    const base = sanitizeIdPart(hostPaths.map((p) => p.replace(/^\/dev\//, '')).join('+'));
+    const devices: DeviceNode[] = [];
+    const mounts: DeviceMount[] = [];
+    group.paths.forEach((spec, k) => {
+      const hostPath = hostPaths[k] ?? '';
+      const containerPath = spec.mountPath ?? hostPath;
+      if (spec.type === 'Mount') mounts.push({ hostPath, containerPath, readOnly: spec.readOnly });
+      else devices.push({ hostPath, containerPath, permissions: spec.permissions });
+    });
+    const payload: DevicePayload = { kind: 'paths', baseId: base, devices, mounts };
+    const ids = shareIds(numbered ? `${base}.${i}` : base, group.count);
+    return ids.map((id) => ({ id, health: 'Healthy' as const, payload }));
+  }).flat();
+}
