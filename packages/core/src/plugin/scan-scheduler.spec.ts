@@ -80,6 +80,45 @@ describe('createScanScheduler', () => {
     expect([count, clock.pending]).toEqual([2, 0]);
   });
 
+  it('with a change probe, an interval tick scans only when the probe saw a change; rescan() always scans', async () => {
+    const clock = createFakeClock();
+    let count = 0;
+    let changed = false;
+    let probes = 0;
+    const events: string[] = [];
+    const scheduler = createScanScheduler({
+      scan: async () => void (count += 1),
+      intervalMs: () => 500,
+      watch: () => [],
+      clock,
+      changed: () => {
+        probes += 1;
+        if (probes === 4) throw new Error('unreadable');
+        return changed;
+      },
+      observe: (event) => events.push(event),
+    });
+    await scheduler.start();
+    for (let i = 0; i < 2; i++) {
+      clock.advance(500);
+      await flush();
+    }
+    expect([count, probes]).toEqual([1, 2]);
+    changed = true;
+    clock.advance(500);
+    await flush();
+    expect([count, probes]).toEqual([2, 3]);
+    changed = false;
+    clock.advance(500); // the probe throws: a probe that cannot run says nothing, so a scan runs
+    await flush();
+    expect([count, probes]).toEqual([3, 4]);
+    scheduler.rescan();
+    await flush();
+    expect([count, probes]).toEqual([4, 4]);
+    expect(events).toEqual(['start', 'unchanged', 'unchanged', 'probe', 'probe', 'rescan']);
+    await scheduler.stop();
+  });
+
   it('scans on a change in a watched directory, and watches a directory once it appears', async () => {
     const root = mkdtempSync(join(tmpdir(), 'kdp-sched-'));
     const later = join(root, 'later');
