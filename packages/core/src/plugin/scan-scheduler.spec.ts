@@ -39,11 +39,13 @@ describe('createScanScheduler', () => {
   it('never overlaps scans and folds any number of requests during a scan into one more', async () => {
     const clock = createFakeClock();
     const gate = gatedScan();
+    const events: string[] = [];
     const scheduler = createScanScheduler({
       scan: gate.scan,
       intervalMs: () => 1000,
       watch: () => [],
       clock,
+      observe: (event) => events.push(event),
     });
     const first = scheduler.start();
     await flush();
@@ -55,6 +57,7 @@ describe('createScanScheduler', () => {
     gate.release();
     await first;
     expect([gate.count, gate.most]).toEqual([2, 1]);
+    expect(events).toEqual(['start', 'rescan']); // the folded scan is counted once, under what asked for it
     await scheduler.stop();
   });
 

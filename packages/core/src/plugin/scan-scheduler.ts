@@ -40,7 +40,7 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
   const watchers = new Map<string, FSWatcher>();
   let timer: TimerHandle | undefined;
   let running: Promise<void> | undefined;
-  let again = false;
+  let again: ScanTrigger | undefined;
   let stopped = false;
 
   const schedule = (): void => {
@@ -95,16 +95,19 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
   const run = (trigger: ScanTrigger): Promise<void> => {
     if (stopped) return Promise.resolve();
     if (running !== undefined) {
-      again = true;
+      // One more scan after this one, counted under the first trigger that asked for it.
+      again ??= trigger;
       return running;
     }
-    options.observe?.(trigger);
     running = (async () => {
-      do {
-        again = false;
+      let next: ScanTrigger | undefined = trigger;
+      while (next !== undefined && !stopped) {
+        options.observe?.(next);
+        again = undefined;
         await options.scan();
         if (!stopped) refreshWatches();
-      } while (again && !stopped);
+        next = again;
+      }
     })().finally(() => {
       running = undefined;
       schedule();
