@@ -4,7 +4,14 @@ import type { ContainerAllocateResponse } from '@kdp/api';
 import { resolveCdiDevices } from '@kdp/core/testing';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
+import {
+  bundleEntry,
+  metricsUrlOf,
+  scanCounts as countScans,
+  spawnPlugin,
+  type EntryBundle,
+  type PluginProcess,
+} from '@kdp/kubelet-sim/testing';
 import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing';
 
 let bundle: EntryBundle;
@@ -28,28 +35,8 @@ const RDMA = (names: readonly string[], permissions: string) =>
     permissions,
   }));
 
-/** The URL of /metrics, from the plugin's `serving /metrics` log line (it binds port 0). */
-async function metricsUrl(plugin: PluginProcess): Promise<string> {
-  for (let waited = 0; waited < 100; waited++) {
-    for (const line of plugin.stderr().split('\n')) {
-      if (!line.includes('serving /metrics')) continue;
-      return `${(JSON.parse(line) as { url: string }).url}/metrics`;
-    }
-    await new Promise((resolve) => plugin.child.stderr?.once('data', resolve));
-  }
-  throw new Error(`no metrics URL in the log:\n${plugin.stderr()}`);
-}
-
 /** `kdp_scans_total` by trigger (`scans:probe`) and `kdp_change_probes_total` by outcome (`probes:unchanged`). */
-async function scanCounts(url: string): Promise<Record<string, number>> {
-  const text = await (await fetch(url)).text();
-  const counts: Record<string, number> = {};
-  for (const [, name, label, value] of text.matchAll(
-    /^kdp_(scans|change_probes)_total\{plugin="infiniband",(?:trigger|outcome)="([a-z]+)"\} (\d+)$/gm,
-  ))
-    counts[`${name === 'scans' ? 'scans' : 'probes'}:${label as string}`] = Number(value);
-  return counts;
-}
+const scanCounts = (url: string): Promise<Record<string, number>> => countScans(url, 'infiniband');
 
 describe('infiniband-device-plugin serve against kubelet-sim', () => {
   let fixture: SysfsFixture;
@@ -125,7 +112,7 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
 
   it('health and hot-plug reach the kubelet in order: sysfs changes through the probe, /dev through the watch', async () => {
     const running = serve('--metrics-address', '127.0.0.1:0');
-    const url = await metricsUrl(running);
+    const url = await metricsUrlOf(running);
     await until('rdma/hca', (s) => s.healthy.length === 4);
     // The ConnectX-3's health in every ListAndWatch message from here on.
     const mlx4: string[] = [];
