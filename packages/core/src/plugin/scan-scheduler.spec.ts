@@ -53,6 +53,7 @@ describe('createScanScheduler', () => {
     for (let i = 0; i < 5; i++) scheduler.rescan();
     gate.release();
     await flush();
+    await flush(); // the scheduler yields to I/O between a scan and the one folded after it
     expect(gate.count).toBe(2);
     gate.release();
     await first;

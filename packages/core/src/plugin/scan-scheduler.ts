@@ -107,6 +107,8 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
         await options.scan();
         if (!stopped) refreshWatches();
         next = again;
+        // Let I/O run before the next scan: the device list just pushed reaches the kubelet first.
+        if (next !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     })().finally(() => {
       running = undefined;
