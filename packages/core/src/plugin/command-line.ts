@@ -107,7 +107,7 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
   },
   registration: {
     flag: flag.enum({
-      description: 'kubelet: Register on kubelet.sock; plugin-watcher: a socket in --plugins-registry-dir',
+      description: 'kubelet (Register on kubelet.sock) or plugin-watcher',
       values: ['kubelet', 'plugin-watcher'] as const,
       valueName: 'MODE',
       default: 'kubelet',
@@ -139,8 +139,7 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
   },
   'poll-interval': {
     flag: flag.duration({
-      description:
-        'how often the change probe (or, without one, a full scan) runs; watched directories rescan at once',
+      description: 'how often the change probe (without one: a full scan) runs',
       min: '50ms',
       max: '1h',
     }),
