@@ -37,11 +37,13 @@ export const sriovPlugin = definePlugin({
     }),
     'devinfo-dir': flag.path({
       description: 'where Multus device-info files are written',
+      serveOnly: true,
       valueName: 'DIR',
       default: DEFAULT_DEVINFO_DIR,
     }),
     'vanished-grace': flag.duration({
       description: 'how long a vanished VF stays advertised as Unhealthy',
+      serveOnly: true,
       default: '30s',
     }),
   },

@@ -203,7 +203,12 @@ function slotsOf(program: Program): FlagSlot[] {
       const name = `${prefix}${key}`;
       if (!program.multi && RESERVED.has(name))
         throw new Error(`${definition.binary}: flag --${name} clashes with a common flag`);
-      slots.push({ name, flag: f, plugin: { index, key } });
+      slots.push({
+        name,
+        flag: f,
+        plugin: { index, key },
+        ...(f.serveOnly === true ? { serveOnly: true } : {}),
+      });
     }
   });
   const seen = new Set<string>();

@@ -48,6 +48,7 @@ function testPlugin(options: Options = {}): AnyPluginDefinition {
     flags: {
       dir: flag.path({ description: 'device files', valueName: 'DIR', default: '/nonexistent' }),
       mode: flag.enum({ description: 'a mode', values: ['fast', 'slow'], default: 'fast' }),
+      pace: flag.duration({ description: 'a pace', default: '1s', serveOnly: true }),
     },
     health: {
       holdUntilHealthy: options.holdUntilHealthy ?? false,
@@ -171,6 +172,7 @@ describe('runPlugin: --help, --version and usage errors', () => {
         '  --config FILE                YAML or JSON configuration; absent = documented defaults',
         '  --dir DIR                    device files [/nonexistent]',
         '  --mode fast|slow             a mode [fast]',
+        '  --pace DURATION              a pace [1s] (serve)',
         '',
         'Exit codes: 0 done (discover: the scan ran), 1 failure, 2 usage or configuration error.',
         '',
@@ -201,6 +203,7 @@ describe('runPlugin: --help, --version and usage errors', () => {
     [['discover', '--config='], '--config must not be empty'],
     [['discover', '--mode', 'medium'], '--mode "medium" is not one of fast, slow'],
     [['discover', '--mode', 'fast', '--mode', 'slow'], '--mode is given 2 times'],
+    [['discover', '--pace', '2s'], '--pace applies to serve only'],
     [
       ['serve', '--poll-interval', 'soon'],
       '--poll-interval "soon" is not a duration (e.g. 500ms, 1s, 2m30s)',
