@@ -23,6 +23,8 @@ export interface DeployedPlugin {
   readonly configs: readonly DeployedConfig[];
   /** The container's memory request and limit. */
   readonly memory: { readonly request: string; readonly limit: string };
+  /** Whether the binary reads procfs, and so takes `--proc-root`. */
+  readonly procfs: boolean;
 }
 
 const single = (
@@ -37,6 +39,7 @@ const single = (
   metricsPort,
   configs: [{ configMap: `${name}-device-plugin-config`, key, dir, flag: '--config' }],
   memory: { request: '64Mi', limit: '128Mi' },
+  procfs: name === 'gpu' || name === 'sriov',
 });
 
 /** The five plugins, each in its own DaemonSet, with the ports documented in deploy/README.md. */
@@ -58,6 +61,7 @@ export const allInOne: DeployedPlugin = {
     plugin.configs.map((config) => ({ ...config, flag: `--${plugin.name}-config` })),
   ),
   memory: { request: '128Mi', limit: '256Mi' },
+  procfs: true,
 };
 
 /** Every plugin DaemonSet kdp ships. */

@@ -11,7 +11,7 @@ import {
 import { addRdmaCore, addRdmaDevice, CONNECTX3, createRdmaMachine } from '@kdp/plugin-infiniband/testing';
 import { addTwoPfNode, UPSTREAM_CONFIG } from '@kdp/plugin-sriov/testing';
 import { addSampleMachine, createUsbFixture } from '@kdp/plugin-usb/testing';
-import { createSysfsFixture } from '@kdp/topology/testing';
+import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 
 // The fixture nodes the images run on: each plugin's own fixture builders (its `@kdp/plugin-<name>/testing`
 // entry, the trees its conformance specs run on; jest resolves them to their sources through the workspace's
@@ -45,6 +45,9 @@ const USB_CONFIG = 'resources:\n  - name: example.com/serial\n    match: [{ clas
 /** The FPGA resource of an NLB0 accelerator on Intel's example interface, in `af` mode. */
 const FPGA_AF_RESOURCE = 'fpga.intel.com/af-695.d84.aVKNtusxV3qMNmj5-qCB9thCTcSko8QT-J5DNoP5BAs';
 
+/** `--sysfs-root` and `--dev-root` of a fixture: the roots of a plugin that does not read procfs. */
+const sysAndDevFlags = (f: SysfsFixture): string[] => ['--sysfs-root', f.root, '--dev-root', f.devRoot];
+
 /** Builds the fixture node of one plugin (`gpu`, `sriov`, `infiniband`, `usb`, `fpga`). */
 export function buildNodeFixture(plugin: PluginName): NodeFixture {
   switch (plugin) {
@@ -70,14 +73,20 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
     }
     case 'infiniband': {
       const f = createRdmaMachine();
-      return { readOnly: [f.base], writable: [], args: rootFlags(f), resource: 'rdma/hca', remove: f.remove };
+      return {
+        readOnly: [f.base],
+        writable: [],
+        args: sysAndDevFlags(f),
+        resource: 'rdma/hca',
+        remove: f.remove,
+      };
     }
     case 'usb': {
       const usb = createUsbFixture();
       addSampleMachine(usb);
       const config = join(usb.sys.base, 'usb.yaml');
       writeFileSync(config, USB_CONFIG);
-      const args = [...rootFlags(usb.sys), '--config', config];
+      const args = [...sysAndDevFlags(usb.sys), '--config', config];
       const resource = 'example.com/serial';
       return { readOnly: [usb.sys.base], writable: [], args, resource, remove: usb.remove };
     }
@@ -87,7 +96,7 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
       f.addDflCard({ address: '0000:82:00.0', index: 1, numaNode: 0, interfaceId: IF_ID, afuId: NLB0 });
       const config = join(f.base, 'fpga.yaml');
       writeFileSync(config, 'mode: af\n');
-      const args = [...rootFlags(f), '--config', config];
+      const args = [...sysAndDevFlags(f), '--config', config];
       return { readOnly: [f.base], writable: [], args, resource: FPGA_AF_RESOURCE, remove: f.remove };
     }
   }

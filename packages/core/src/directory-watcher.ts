@@ -6,6 +6,8 @@ export interface DirectoryWatcher {
   subscribe(listener: (name: string | null) => void): () => void;
   /** Re-creates the watch if the directory appeared or was replaced since; called from the slow poll. */
   refresh(): Promise<void>;
+  /** Whether inotify watches the directory now (the slow poll can then be slower still). */
+  watching(): boolean;
   close(): void;
 }
 
@@ -56,6 +58,7 @@ export function createDirectoryWatcher(dir: string): DirectoryWatcher {
       return () => listeners.delete(listener);
     },
     refresh,
+    watching: () => watcher !== undefined,
     close() {
       closed = true;
       stopWatching();

@@ -2,11 +2,12 @@
 // on its own, on the demo's sample node against kubelet-sim, one process at a time. Per process: start → all
 // its resources registered (spawn to the last `registered` event, on kubelet-sim's event clock), then RSS and CPU
 // over an idle window. Options: --idle 60s (the window), --only all|gpu|sriov|infiniband|usb|fpga (a list).
-import { spawn, execFileSync } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { clockTicks, cpuTicks, parseBenchDuration, rssMiB, stopProcess } from '@kdp/kubelet-sim/testing';
 import { formatTable } from '../src/format-table';
 import { PLUGIN_NAMES, type PluginName } from '../src/plugin-names';
 import { ALL_IN_ONE, allInOneArgs, now, pluginArgs, type PluginEnvironment } from '../src/plugin-processes';
@@ -43,12 +44,6 @@ interface Measurement {
   readonly idleMs: number;
 }
 
-function parseDuration(text: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m)$/.exec(text);
-  if (match === null) throw new Error(`--idle: "${text}" is no duration (500ms, 60s, 2m)`);
-  return Number(match[1]) * { ms: 1, s: 1000, m: 60_000 }[match[2] as 'ms' | 's' | 'm'];
-}
-
 function parseArgs(argv: readonly string[]): BenchArgs {
   let idleMs = 60_000;
   let only: readonly Subject[] = SUBJECTS;
@@ -59,7 +54,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
       if (next === undefined) throw new Error(`${flag} needs a value`);
       return next;
     };
-    if (flag === '--idle') idleMs = parseDuration(value());
+    if (flag === '--idle') idleMs = parseBenchDuration(value(), flag);
     else if (flag === '--only') {
       const names = value().split(',');
       const unknown = names.filter((n) => !SUBJECTS.includes(n as Subject));
@@ -68,30 +63,6 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     } else throw new Error(`unknown argument "${argv[i]}"`);
   }
   return { idleMs, only };
-}
-
-/** The kernel's clock ticks per second (utime and stime are counted in them). */
-function clockTicks(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
-/** utime + stime of a process, in clock ticks (/proc/<pid>/stat, fields 14 and 15). */
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces; the fields after it start behind its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-/** VmRSS of a process in MiB (/proc/<pid>/status). */
-function rssMiB(pid: number): number {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  if (kib === undefined) throw new Error(`no VmRSS for PID ${pid}`);
-  return Number(kib) / 1024;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -170,12 +141,7 @@ async function measure(subject: Subject, bundleDir: string, idleMs: number): Pro
         idleMs: idle,
       };
     } finally {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
-        await exited;
-        clearTimeout(timer);
-      }
+      await stopProcess(child, STOP_GRACE_MS);
     }
   } finally {
     await sim?.close();

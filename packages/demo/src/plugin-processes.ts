@@ -56,11 +56,15 @@ const TAIL_LINES = 20;
 /** Epoch ms with sub-millisecond resolution, comparable with kubelet-sim's event times. */
 export const now = (): number => performance.timeOrigin + performance.now();
 
-/** The flags every plugin gets: the sample node's roots and the shared directories. */
-function commonArgs(env: PluginEnvironment): string[] {
+/** Plugins that read procfs, and so take `--proc-root`. */
+const READS_PROCFS: ReadonlySet<PluginName> = new Set(['gpu', 'sriov']);
+
+/** The flags a process gets: the sample node's roots (procfs where read) and the shared directories. */
+function commonArgs(env: PluginEnvironment, plugins: readonly PluginName[]): string[] {
   const { node } = env;
   return [
-    ...['--sysfs-root', node.sysfsRoot, '--proc-root', node.procRoot, '--dev-root', node.devRoot],
+    ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot],
+    ...(plugins.some((plugin) => READS_PROCFS.has(plugin)) ? ['--proc-root', node.procRoot] : []),
     ...['--device-plugin-dir', env.devicePluginDir, '--cdi-dir', env.cdiDir],
   ];
 }
@@ -70,7 +74,7 @@ export function pluginArgs(plugin: PluginName, env: PluginEnvironment): string[]
   return [
     join(env.packagesDir, `plugin-${plugin}`, 'dist', 'main.js'),
     'serve',
-    ...commonArgs(env),
+    ...commonArgs(env, [plugin]),
     ...['--config', env.node.configs[plugin]],
     ...(plugin === 'sriov' ? ['--devinfo-dir', env.devinfoDir] : []),
     ...env.node.flags[plugin],
@@ -87,7 +91,7 @@ export function allInOneArgs(env: PluginEnvironment): string[] {
     join(env.packagesDir, 'device-plugins', 'dist', 'main.js'),
     'serve',
     ...['--plugins', PLUGIN_NAMES.join(',')],
-    ...commonArgs(env),
+    ...commonArgs(env, PLUGIN_NAMES),
     ...PLUGIN_NAMES.flatMap((plugin) => [`--${plugin}-config`, env.node.configs[plugin]]),
     ...['--sriov-devinfo-dir', env.devinfoDir],
   ];

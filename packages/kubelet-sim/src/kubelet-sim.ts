@@ -365,6 +365,15 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         }),
       onRejected: ({ resource: name, endpoint, message }) =>
         emit('register-rejected', { resource: name, endpoint, version: '', message }),
+      // P-36: the reconciler retries a socket whose GetInfo failed (e.g. found between bind and listen), every
+      // second while it is there.
+      onUnreachable: () => {
+        const current = watcher;
+        const timer = setTimeout(() => {
+          if (!closed && watcher === current && current?.has(socketPath)) void onWatchedSocket(socketPath);
+        }, 1000);
+        timer.unref();
+      },
     });
     if (resource !== undefined) watched.set(socketPath, resource);
   };

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 
 /** A running watch over the plugins_registry directory. */
 export interface PluginWatcher {
+  /** Whether the socket is still in the directory (as of the last change seen). */
+  has(socketPath: string): boolean;
   close(): void;
 }
 
@@ -44,5 +46,5 @@ export function startPluginWatcher(options: {
   const watcher: FSWatcher = watch(options.dir, () => rescan());
   watcher.on('error', () => undefined);
   rescan();
-  return { close: () => watcher.close() };
+  return { has: (socketPath) => known.has(socketPath), close: () => watcher.close() };
 }

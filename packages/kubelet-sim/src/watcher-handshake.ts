@@ -22,6 +22,8 @@ export interface WatcherHandshakeOptions {
   /** Connects to the plugin's service socket as Register does (P-11); rejects with the kubelet's message. */
   connect(plugin: { resource: string; endpoint: string }): Promise<void>;
   onRejected(rejection: { resource: string; endpoint: string; message: string }): void;
+  /** GetInfo failed (the socket does not answer yet, or is no plugin): the kubelet's reconciler tries again. */
+  onUnreachable?(): void;
 }
 
 /**
@@ -62,7 +64,8 @@ export async function handshakeWatchedPlugin(options: WatcherHandshakeOptions): 
     await notify(true, '');
     return info.name;
   } catch {
-    // A socket that does not answer GetInfo is not a plugin; the watcher retries on the next change.
+    // A socket that does not answer GetInfo (yet): the kubelet's reconciler retries it, with backoff.
+    options.onUnreachable?.();
     return undefined;
   } finally {
     client.close();

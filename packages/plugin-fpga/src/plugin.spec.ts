@@ -296,6 +296,21 @@ describe('configuration errors', () => {
   });
 });
 
+describe('flags', () => {
+  it('has no --proc-root (it reads no procfs), and discover refuses serve-only flags', async () => {
+    expect(fpgaPlugin.reads?.procfs).toBeUndefined();
+    const proc = await runPluginCommand(fpgaPlugin, ['serve', '--proc-root', '/proc']);
+    expect(proc).toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--proc-root'") });
+    for (const flag of ['--device-plugin-dir', '--cdi-dir', '--plugins-registry-dir']) {
+      const result = await runPluginCommand(fpgaPlugin, ['discover', flag, '/tmp']);
+      expect(result).toMatchObject({
+        code: 2,
+        stderr: expect.stringContaining(`${flag} applies to serve only`),
+      });
+    }
+  });
+});
+
 describe('the definition’s PreStartContainer hook', () => {
   it('programs through the setup state’s programmer, rescans after programming, refuses unknown IDs', async () => {
     const fx = createFpgaFixture();
@@ -317,6 +332,7 @@ describe('the definition’s PreStartContainer hook', () => {
       const signal = new AbortController().signal;
       const base = {
         ...{ name: 'fpga', command: 'serve' as const, flags: {}, cdiDir: fx.base, rescan, signal, config },
+        deviceListStrategy: undefined,
         ...{
           host: createHost({ sysfsRoot: fx.root, devRoot: fx.devRoot }),
           logger: createLogger({ level: 'silent' }),

@@ -4,12 +4,15 @@ import packageJson from '../package.json';
 import { createRegionProgrammer, type RegionProgrammer } from './allocate/region-programmer';
 import { fpgaConfigSchema } from './config';
 import { planResources } from './resources/plan-resources';
-import { scanFpgas } from './scan/scan-fpgas';
+import { fpgaChangeProbe } from './scan/fpga-change-probe';
+import { scanFpgas, type FpgaScan } from './scan/scan-fpgas';
 
 /**
  * `fpga-device-plugin`: Intel FPGAs (DFL and OPAE drivers) and AMD/Xilinx Alveo cards, one resource per name
  * made from what is loaded on them; region resources with a programming rule load the rule's AFU in
- * PreStartContainer. Rescanned on every change under /dev, /dev/dri and the FPGA classes and every --poll-interval.
+ * PreStartContainer. Rescanned on every change under /dev, /dev/dri and the FPGA classes, and when the change
+ * probe (every --poll-interval, 500 ms) sees a card, port, AFU, interface ID or error register change. Reads no
+ * procfs, so it has no --proc-root.
  */
 export const fpgaPlugin = definePlugin({
   name: 'fpga',
@@ -29,7 +32,10 @@ export const fpgaPlugin = definePlugin({
   },
   scan: {
     watch: () => ({ devfs: ['/dev', '/dev/dri'], sysfs: ['class/fpga_region', 'class/fpga'] }),
-    interval: '1s',
+    // Health (error registers) and reprogramming live in sysfs, which inotify does not report on real kernels:
+    // the probe reads them every 500 ms, so a change reaches the kubelet well within 1 s.
+    interval: '500ms',
+    probe: (scan: FpgaScan) => fpgaChangeProbe(scan),
     run: ({ host }) => scanFpgas(host),
   },
   resources: (scan, ctx) => {

@@ -1,7 +1,15 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
+import { resolveCdiDevices } from '@kdp/core/testing';
+import { createKubeletSim, type Admission, type KubeletSim } from '@kdp/kubelet-sim';
+import {
+  bundleEntry,
+  metricsUrlOf,
+  scanCounts,
+  spawnPlugin,
+  type EntryBundle,
+  type PluginProcess,
+} from '@kdp/kubelet-sim/testing';
 import {
   createFpgaFixture,
   IF_ID,
@@ -26,12 +34,12 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => bundle.remove());
 
-/** `fpga-device-plugin serve` on the fixture with a config file, registering in `dir`, polling every 200 ms. */
-const spawnServe = (fx: FpgaFixture, dir: string, config: string): PluginProcess =>
+/** `fpga-device-plugin serve` on the fixture with a config file, registering in `dir`, at the default poll interval. */
+const spawnServe = (fx: FpgaFixture, dir: string, config: string, more: string[] = []): PluginProcess =>
   spawnPlugin(bundle.path, [
     'serve',
     ...['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--device-plugin-dir', dir],
-    ...['--config', config, '--poll-interval', '200ms'],
+    ...['--config', config, ...more],
   ]);
 
 describe('fpga-device-plugin serve against kubelet-sim (region mode, programming)', () => {
@@ -62,7 +70,7 @@ describe('fpga-device-plugin serve against kubelet-sim (region mode, programming
     const registered = Promise.all(
       [REGION, AMD].map((r) => sim.waitFor('devices', (e) => e.resource === r, 30_000)),
     );
-    plugin = spawnServe(fx, dir, config);
+    plugin = spawnServe(fx, dir, config, ['--metrics-address', '127.0.0.1:0']);
     await registered;
   }, 60_000);
 
@@ -128,24 +136,52 @@ describe('fpga-device-plugin serve against kubelet-sim (region mode, programming
     sim.release('p4');
   }, 30_000);
 
-  it('a port error makes the region unhealthy and clearing it recovers, well inside a generous bound', async () => {
+  it('a port error reaches the kubelet through the change probe, in order, and clearing it recovers', async () => {
     const errors = join(afuFile, '..', 'errors', 'errors');
-    const started = Date.now();
-    const sick = sim.waitFor(
-      'devices',
-      (e) => e.resource === REGION && e.unhealthy.includes('region0'),
-      20_000,
-    );
-    writeFileSync(errors, '0x1\n');
-    await sick;
-    const healthy = sim.waitFor(
-      'devices',
-      (e) => e.resource === REGION && e.healthy.includes('region0'),
-      20_000,
-    );
-    writeFileSync(errors, '0x0\n');
-    await healthy;
-    expect(Date.now() - started).toBeLessThan(20_000);
+    const url = await metricsUrlOf(plugin);
+    const health: string[] = [];
+    const onDevices = (e: { resource: string; unhealthy: string[] }): void => {
+      if (e.resource !== REGION) return;
+      const state = e.unhealthy.includes('region0') ? 'Unhealthy' : 'Healthy';
+      if (health[health.length - 1] !== state) health.push(state);
+    };
+    const before = await scanCounts(url, 'fpga');
+    sim.events.on('devices', onDevices);
+    try {
+      // errors/errors sits four levels below the PCI function: no watched directory lists it, so only the
+      // probe (500 ms) can see it. A probe missing it, or a full scan on every tick, fails below.
+      const bound = 5_000;
+      const sick = sim.waitFor(
+        'devices',
+        (e) => e.resource === REGION && e.unhealthy.includes('region0'),
+        bound,
+      );
+      writeFileSync(errors, '0x1\n');
+      await sick;
+      const healthy = sim.waitFor(
+        'devices',
+        (e) => e.resource === REGION && e.healthy.includes('region0'),
+        bound,
+      );
+      writeFileSync(errors, '0x0\n');
+      await healthy;
+      expect(health).toEqual(['Unhealthy', 'Healthy']);
+      // Then idle ticks only probe: wait (scraping, 5 s at most) for two probes that found nothing changed.
+      let after = await scanCounts(url, 'fpga');
+      const idleBy = Date.now() + 5_000;
+      while ((after['probes:unchanged'] ?? 0) - (before['probes:unchanged'] ?? 0) < 2) {
+        if (Date.now() > idleBy) throw new Error(`no unchanged probes: ${JSON.stringify(after)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        after = await scanCounts(url, 'fpga');
+      }
+      // Two changes, two probe-started scans (four if a probe read a file half written); never an interval scan.
+      const probeScans = (after['scans:probe'] ?? 0) - (before['scans:probe'] ?? 0);
+      expect(probeScans).toBeGreaterThanOrEqual(2);
+      expect(probeScans).toBeLessThanOrEqual(4);
+      expect(after['scans:interval'] ?? 0).toBe(0);
+    } finally {
+      sim.events.off('devices', onDevices);
+    }
   }, 60_000);
 
   /** Resolves once the region is registered with (or without) PreStartContainer and advertises region0. */
@@ -223,4 +259,115 @@ describe('fpga-device-plugin serve against kubelet-sim (af mode)', () => {
       fx.remove();
     }
   }, 90_000);
+});
+
+describe('fpga-device-plugin serve: CDI and plugin-watcher registration', () => {
+  const DFL_REGION = `fpga.intel.com/region-${IF_ID}`;
+  /** Each resource and how many devices it has. */
+  const RESOURCES = [
+    [DFL_REGION, 2],
+    [AMD, 1],
+  ] as const;
+  let fx: FpgaFixture;
+  let config: string;
+  beforeAll(() => {
+    fx = createFpgaFixture();
+    // Two regions on one interface ID (one resource, two devices), each with a port and an FME node (rw), and
+    // an Alveo card handing out its render and management nodes (rwm).
+    fx.addDflCard({ address: '0000:81:00.0', index: 0, numaNode: 1, interfaceId: IF_ID, afuId: NLB0 });
+    fx.addDflCard({ address: '0000:82:00.0', index: 1, numaNode: 0, interfaceId: IF_ID, afuId: NLB0 });
+    fx.addAlveoCard(U200);
+    config = join(fx.base, 'fpga.yaml');
+    writeFileSync(config, 'mode: regiondevel\namd: { includeManagement: true }\n');
+  });
+  afterAll(() => fx?.remove());
+
+  /**
+   * Serves with `more` flags against a fresh kubelet-sim (in plugin-watcher mode with `registryDir`), admits every
+   * device of each resource, runs `inspect` while the plugin still serves, then stops it.
+   */
+  async function admitAll(
+    name: string,
+    more: string[],
+    options: {
+      registryDir?: string;
+      inspect?: (sim: KubeletSim, admissions: Record<string, Admission>) => void;
+    } = {},
+  ): Promise<Record<string, Admission>> {
+    const dir = join(fx.base, name);
+    mkdirSync(dir);
+    const { registryDir } = options;
+    const sim = await createKubeletSim({ dir, ...(registryDir ? { pluginsRegistryDir: registryDir } : {}) });
+    const plugin = spawnServe(fx, dir, config, more);
+    try {
+      const admissions: Record<string, Admission> = {};
+      for (const [resource, count] of RESOURCES) {
+        await sim.until(resource, (state) => state.healthy.length === count, 30_000);
+        admissions[resource] = await sim.admit({ pod: `p${count}`, container: 'c', resource, count });
+      }
+      options.inspect?.(sim, admissions);
+      expect(await plugin.stop()).toEqual([0, null]);
+      return admissions;
+    } finally {
+      await plugin.kill();
+      await sim.close();
+    }
+  }
+
+  it('--device-list-strategy cdi: Allocate names CDI devices that resolve to the device-specs nodes', async () => {
+    const specs = await admitAll('dp-specs', []);
+    const cdiDir = join(fx.base, 'cdi');
+    mkdirSync(cdiDir);
+    const resolved: Record<string, ReturnType<typeof resolveCdiDevices>> = {};
+    const cdi = await admitAll('dp-cdi', ['--device-list-strategy', 'cdi', '--cdi-dir', cdiDir], {
+      inspect: (_, admissions) => {
+        for (const [resource] of RESOURCES) {
+          const names = admissions[resource]?.response.cdiDevices.map((d) => d.name) ?? [];
+          resolved[resource] = resolveCdiDevices(cdiDir, names);
+        }
+      },
+    });
+    const byPath = <T extends { containerPath: string }>(list: readonly T[]): T[] =>
+      [...list].sort((a, b) => a.containerPath.localeCompare(b.containerPath));
+    for (const [resource, count] of RESOURCES) {
+      const bySpecs = specs[resource]?.response;
+      const byCdi = cdi[resource]?.response;
+      expect(bySpecs?.cdiDevices).toEqual([]);
+      expect(bySpecs?.devices).toHaveLength(resource === AMD ? 2 : 4);
+      // cdi alone: no device specs, one CDI name per device, the same env.
+      expect({ devices: byCdi?.devices, mounts: byCdi?.mounts, names: byCdi?.cdiDevices.length }).toEqual({
+        devices: [],
+        mounts: [],
+        names: count,
+      });
+      expect(byCdi?.envs).toEqual(bySpecs?.envs);
+      expect(byPath(resolved[resource]?.devices ?? [])).toEqual(byPath(bySpecs?.devices ?? []));
+      expect(resolved[resource]?.mounts).toEqual(bySpecs?.mounts);
+    }
+    // Written while serving (one file per resource kind), removed at shutdown.
+    expect(new Set(Object.values(resolved).flatMap((r) => r.files)).size).toBe(2);
+    expect(readdirSync(cdiDir)).toEqual([]);
+  }, 120_000);
+
+  it('--registration plugin-watcher: registers through the plugins registry directory, not kubelet.sock', async () => {
+    const registryDir = join(fx.base, 'plugins_registry');
+    mkdirSync(registryDir);
+    const via: string[] = [];
+    const admissions = await admitAll(
+      'dp-watcher',
+      ['--registration', 'plugin-watcher', '--plugins-registry-dir', registryDir],
+      {
+        registryDir,
+        inspect: (sim) => {
+          for (const [resource] of RESOURCES)
+            via.push(sim.resource(resource)?.endpoint.startsWith(registryDir) ? 'registry' : 'dir');
+        },
+      },
+    );
+    expect(via).toEqual(['registry', 'registry']);
+    expect(admissions[AMD]?.deviceIds).toEqual(['0000:3b:00.1']);
+    expect(admissions[DFL_REGION]?.deviceIds.sort()).toEqual(['region0', 'region1']);
+    // Sockets are removed at shutdown.
+    expect(readdirSync(registryDir)).toEqual([]);
+  }, 120_000);
 });

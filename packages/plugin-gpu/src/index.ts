@@ -5,12 +5,17 @@ export type { GpuPluginOptions } from './plugin';
 export { gpuConfigSchema } from './config';
 export type { GpuConfig } from './config';
 export { scanGpus } from './scan/scan-gpus';
-export type { Gpu, GpuKind, GpuMount, GpuScan } from './scan/gpu';
+export type { Gpu, GpuCandidate, GpuKind, GpuMount, GpuScan } from './scan/gpu';
 export { planResources } from './resources/plan-resources';
 export type { GpuPayload } from './resources/plan-resources';
 export { resourceNameOf } from './resources/resource-names';
-export { allocateGpus } from './allocate/allocate-gpus';
+export {
+  allocateGpus,
+  gpuCdiName,
+  nvidiaDeviceListStrategy,
+  nvidiaVisibleDevices,
+} from './allocate/allocate-gpus';
 export { preferredAllocation } from './allocate/preferred-allocation';
-export { NVIDIA_CDI_KIND, nvidiaCdiName } from './allocate/nvidia-cdi';
+export { gpuChangeProbe } from './scan/gpu-change-probe';
 export type { XidEvent, XidEventSource, XidSourceFactory } from './health/xid-health';
 export { loadNvmlXidSource } from './health/nvml-xid-source';

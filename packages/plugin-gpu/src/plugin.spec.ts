@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { resolveCdiDevices, runPluginCommand, startPluginRun, type PluginRun } from '@kdp/core/testing';
+import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import type { XidEvent } from './health/xid-health';
 import { createGpuPlugin, gpuPlugin } from './plugin';
@@ -255,15 +256,150 @@ describe('discover --output json', () => {
   });
 });
 
+/** A kubelet-sim and an in-process `serve` against it (roots of `fixture`, plus `args`). */
+async function serveAgainstSim(
+  fixture: SysfsFixture,
+  args: readonly string[],
+  options: { readonly registry?: string; readonly plugin?: typeof gpuPlugin } = {},
+): Promise<{ sim: KubeletSim; run: PluginRun; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(fixture.base, 'dp-'));
+  const sim = await createKubeletSim({
+    dir,
+    ...(options.registry !== undefined ? { pluginsRegistryDir: options.registry } : {}),
+  });
+  const run = startPluginRun(options.plugin ?? gpuPlugin, [
+    'serve',
+    ...rootFlags(fixture),
+    ...['--device-plugin-dir', dir, '--poll-interval', '1h'],
+    ...args,
+  ]);
+  return {
+    sim,
+    run,
+    async close() {
+      await run.stop();
+      await sim.close();
+    },
+  };
+}
+
+/** Device specs and mounts in a comparable order. */
+const byPath = <T extends { containerPath: string }>(list: readonly T[]): T[] =>
+  [...list].sort((a, b) => (a.containerPath < b.containerPath ? -1 : 1));
+
 describe('gpu-device-plugin serve in-process', () => {
+  it.each([
+    ['NVIDIA (MIG included)', buildNvidiaMachine, 'nvidia.com/gpu', 5],
+    ['AMD', buildAmdMachine, 'amd.com/gpu', 4],
+    ['Intel (by-path mounts)', buildIntelMachine, 'gpu.intel.com/i915', 2],
+  ] as const)(
+    '%s: --device-list-strategy cdi answers CDI names that resolve to what device-specs returns',
+    async (_vendor, build, resource, count) => {
+      const fixture = build();
+      const cdiDir = join(fixture.base, 'cdi');
+      const admitAll = async (strategy: string) => {
+        const serve = await serveAgainstSim(fixture, [
+          ...['--device-list-strategy', strategy, '--cdi-dir', cdiDir],
+        ]);
+        try {
+          await serve.sim.until(resource, (state) => state.healthy.length === count);
+          const admission = await serve.sim.admit({ pod: 'p', container: 'c', resource, count });
+          const specs = readdirSync(cdiDir).filter((name) => name.endsWith('.json'));
+          return {
+            admission,
+            specs,
+            resolved: resolveCdiDevices(
+              cdiDir,
+              admission.response.cdiDevices.map((d) => d.name),
+            ),
+          };
+        } finally {
+          await serve.close();
+        }
+      };
+      try {
+        const cdi = await admitAll('cdi');
+        const { response } = cdi.admission;
+        // One spec per resource kind; NVIDIA keeps NVIDIA's own kind k8s.device-plugin.nvidia.com/gpu.
+        expect(cdi.specs.length).toBeGreaterThan(0);
+        expect(cdi.resolved.files).toHaveLength(1);
+        expect(response.cdiDevices.length).toBeGreaterThan(0);
+        for (const { name } of response.cdiDevices)
+          expect(name.startsWith(`k8s.device-plugin.${resource}=`)).toBe(true);
+        // CDI alone: no device nodes, mounts or NVIDIA_VISIBLE_DEVICES beside the names.
+        expect([response.devices, response.mounts, response.envs]).toEqual([[], [], {}]);
+        // The spec is removed at shutdown.
+        expect(readdirSync(cdiDir).filter((name) => name.endsWith('.json'))).toEqual([]);
+        const specs = await admitAll('device-specs');
+        expect(specs.admission.deviceIds.sort()).toEqual(cdi.admission.deviceIds.sort());
+        expect(specs.admission.response.cdiDevices).toEqual([]);
+        expect(specs.admission.response.devices.length).toBeGreaterThan(0);
+        expect(byPath(cdi.resolved.devices)).toEqual(byPath(specs.admission.response.devices));
+        expect(byPath(cdi.resolved.mounts)).toEqual(byPath(specs.admission.response.mounts));
+        if (resource === 'gpu.intel.com/i915') expect(cdi.resolved.mounts).toHaveLength(2);
+      } finally {
+        fixture.remove();
+      }
+    },
+    60_000,
+  );
+
+  it('--device-list-strategy wins over nvidia.deviceListStrategy for NVIDIA resources', async () => {
+    const fixture = buildNvidiaMachine();
+    const config = join(fixture.base, 'cdi.yaml');
+    writeFileSync(config, 'nvidia:\n  deviceListStrategy: [cdi]\n');
+    const cdiDir = join(fixture.base, 'cdi');
+    const serve = await serveAgainstSim(fixture, [
+      ...['--config', config, '--cdi-dir', cdiDir, '--device-list-strategy', 'envvar'],
+    ]);
+    try {
+      await serve.sim.until('nvidia.com/gpu', (state) => state.healthy.length === 5);
+      const uuid = NVIDIA_UUIDS['0000:83:00.0'];
+      const { response, deviceIds } = await serve.sim.admit({
+        ...{ pod: 'p', container: 'c', resource: 'nvidia.com/gpu', count: 1, affinity: [1] },
+      });
+      expect(deviceIds).toHaveLength(1);
+      expect(response.envs).toEqual({ NVIDIA_VISIBLE_DEVICES: deviceIds[0] });
+      expect([response.cdiDevices, response.devices]).toEqual([[], []]);
+      expect(existsSync(cdiDir) ? readdirSync(cdiDir) : []).toEqual([]);
+      expect(deviceIds[0]?.startsWith('MIG-') || deviceIds[0] === uuid).toBe(true);
+    } finally {
+      await serve.close();
+      fixture.remove();
+    }
+  });
+
+  it('--registration plugin-watcher: registers through the kubelet’s plugin watcher, not kubelet.sock', async () => {
+    const fixture = buildAmdMachine();
+    const registry = join(fixture.base, 'plugins_registry');
+    mkdirSync(registry);
+    const serve = await serveAgainstSim(
+      fixture,
+      ['--registration', 'plugin-watcher', '--plugins-registry-dir', registry],
+      { registry },
+    );
+    try {
+      const state = await serve.sim.until('amd.com/gpu', (s) => s.healthy.length === 4);
+      expect(state.endpoint.startsWith(registry)).toBe(true);
+      expect(readdirSync(registry).length).toBeGreaterThan(0);
+      const { deviceIds } = await serve.sim.admit({
+        pod: 'p',
+        container: 'c',
+        resource: 'amd.com/gpu',
+        count: 2,
+      });
+      expect(deviceIds).toHaveLength(2);
+    } finally {
+      await serve.close();
+      fixture.remove();
+    }
+  });
+
   it('an NVML Xid event marks the GPU Unhealthy at once; NVML is started once and stopped at shutdown', async () => {
     const fixture = buildNvidiaMachine();
-    const dir = join(fixture.base, 'dp');
-    mkdirSync(dir);
     const config = join(fixture.base, 'cdi.yaml');
     writeFileSync(config, 'nvidia:\n  deviceListStrategy: [cdi]\nhealth:\n  xidHoldSeconds: 0\n');
     const cdiDir = join(fixture.base, 'cdi');
-    const spec = join(cdiDir, 'kdp-k8s.device-plugin.nvidia.com-gpu.json');
     let emit: (event: XidEvent) => void = () => undefined;
     const calls = { created: 0, stopped: 0 };
     const plugin = createGpuPlugin({
@@ -272,24 +408,26 @@ describe('gpu-device-plugin serve in-process', () => {
         return { start: (onEvent) => ((emit = onEvent), () => void calls.stopped++) };
       },
     });
-    const run = startPluginRun(plugin, [
-      'serve',
-      ...rootFlags(fixture),
-      ...['--device-plugin-dir', dir, '--cdi-dir', cdiDir, '--config', config, '--poll-interval', '1h'],
-    ]);
+    const serve = await serveAgainstSim(fixture, ['--cdi-dir', cdiDir, '--config', config], { plugin });
     try {
-      await run.waitForLog((line) => line.msg === 'CDI spec written');
-      expect(existsSync(spec)).toBe(true);
+      await serve.sim.until('nvidia.com/gpu', (state) => state.healthy.length === 5);
+      // nvidia.deviceListStrategy [cdi] (no flag): the runtime writes the NVIDIA spec under NVIDIA's own kind.
+      const [spec] = readdirSync(cdiDir);
+      expect(JSON.parse(readFileSync(join(cdiDir, spec as string), 'utf8'))).toMatchObject({
+        kind: 'k8s.device-plugin.nvidia.com/gpu',
+      });
       const uuid = NVIDIA_UUIDS['0000:04:00.0'];
+      const unhealthy = serve.sim.waitFor('devices', (e) => e.unhealthy.includes(uuid), 10_000);
       emit({ uuid, xid: 79 });
-      const line = await run.waitForLog((l) => l.msg === 'device unhealthy' && l.device === uuid);
+      const line = await serve.run.waitForLog((l) => l.msg === 'device unhealthy' && l.device === uuid);
       expect(line).toMatchObject({ resource: 'nvidia.com/gpu', problem: 'NVML reported critical Xid 79' });
+      await unhealthy;
       expect(calls).toEqual({ created: 1, stopped: 0 });
-      expect(await run.stop()).toBe(0);
+      expect(await serve.run.stop()).toBe(0);
       expect(calls).toEqual({ created: 1, stopped: 1 });
-      expect(existsSync(spec)).toBe(false);
+      expect(readdirSync(cdiDir)).toEqual([]);
     } finally {
-      await run.stop();
+      await serve.close();
       fixture.remove();
     }
   });

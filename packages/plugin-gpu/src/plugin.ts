@@ -1,10 +1,11 @@
 import { definePlugin } from '@kdp/core/plugin';
 import packageJson from '../package.json';
-import { createNvidiaCdi } from './allocate/nvidia-cdi';
 import { gpuConfigSchema } from './config';
 import { loadNvmlXidSource } from './health/nvml-xid-source';
 import { createXidHealth, type XidSourceFactory } from './health/xid-health';
+import { gpuChangeProbe } from './scan/gpu-change-probe';
 import { planResources } from './resources/plan-resources';
+import type { GpuScan } from './scan/gpu';
 import { scanGpus } from './scan/scan-gpus';
 
 /** Options of {@link createGpuPlugin}. */
@@ -15,8 +16,8 @@ export interface GpuPluginOptions {
 
 /**
  * `gpu-device-plugin`: NVIDIA GPUs and MIG devices, AMD and Intel GPUs from sysfs, procfs and /dev alone, one
- * resource per kind (or model), rescanned on every change under /dev and at least every --poll-interval. A
- * GPU is advertised once it was healthy; one that vanishes stays advertised Unhealthy until it returns.
+ * resource per kind (or model), rescanned on every change under /dev and when the change probe (sysfs, procfs)
+ * differs. A GPU is advertised once it was healthy; one that vanishes stays advertised Unhealthy until it returns.
  */
 export function createGpuPlugin(options: GpuPluginOptions = {}) {
   return definePlugin({
@@ -27,24 +28,18 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     config: { schema: gpuConfigSchema },
     // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
     health: { holdUntilHealthy: true, vanishedGraceMs: Infinity },
-    setup: (ctx) => ({
-      xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource),
-      cdi: createNvidiaCdi(ctx.cdiDir, ctx.logger),
-    }),
+    // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.
+    reads: { procfs: true },
+    setup: (ctx) => ({ xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource) }),
     scan: {
+      // Device nodes come and go under these (inotify); sysfs and procfs changes are found by the probe.
       watch: () => ({ devfs: ['/dev', '/dev/dri', '/dev/nvidia-caps'] }),
-      interval: '1s',
+      interval: '500ms',
+      probe: (scan: GpuScan) => gpuChangeProbe(scan),
       run: async ({ host, state }) => state.xid.mark(await scanGpus(host)),
     },
     resources: (scan, { config }) => planResources(scan, config),
-    hooks: {
-      advertise: (set, { config, state }) =>
-        config.nvidia.deviceListStrategy.includes('cdi') ? state.cdi.update(set) : state.cdi.remove(),
-      stop: async ({ state }) => {
-        state.xid.stop();
-        await state.cdi.remove();
-      },
-    },
+    hooks: { stop: ({ state }) => state.xid.stop() },
   });
 }
 

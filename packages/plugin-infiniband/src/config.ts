@@ -47,7 +47,7 @@ const resourceSchema = z.object({
 /** Schema of `--config`: the k8s-rdma-shared-dev-plugin file (JSON or YAML) plus kdp's `mode`. */
 export const rdmaConfigSchema = z
   .object({
-    /** Upstream's rediscovery period in seconds; accepted and ignored (kdp rescans on change and every --poll-interval). */
+    /** Upstream's rediscovery period in seconds; accepted and ignored (kdp probes for changes every --poll-interval). */
     periodicUpdateInterval: z.number().int().min(0).optional(),
     configList: z
       .array(resourceSchema)

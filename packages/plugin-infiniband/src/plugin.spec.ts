@@ -4,6 +4,7 @@ import type { DiscoverDocument } from '@kdp/core/plugin';
 import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { infinibandPlugin } from './plugin';
+import { rdmaChangeProbe } from './scan/rdma-change-probe';
 import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing';
 
 describe('infiniband-device-plugin (in-process)', () => {
@@ -151,6 +152,31 @@ describe('infiniband-device-plugin (in-process)', () => {
     expect(result.stdout).toContain('rdma/hca');
     expect(result.stdout).toContain('0000:3b:00.0');
     expect(result.stdout).toContain('/sys/class/infiniband/bnxt_re0');
+  });
+
+  it('takes exactly the flags that act: no --proc-root (procfs is never read), no serve flags on discover', async () => {
+    const help = await run('--help');
+    expect(help.stdout).toContain('--device-list-strategy');
+    expect(help.stdout).toContain('--registration');
+    expect(help.stdout).not.toContain('--proc-root');
+    for (const flags of [
+      ['discover', '--proc-root', fixture.procRoot],
+      ['serve', '--proc-root', fixture.procRoot, '--device-plugin-dir', fixture.base],
+      ['discover', '--cdi-dir', fixture.base],
+      ['discover', '--device-plugin-dir', fixture.base],
+      ['discover', '--metrics-address', '127.0.0.1:0'],
+    ]) {
+      const result = await run(...flags);
+      expect([flags.join(' '), result.code]).toEqual([flags.join(' '), 2]);
+    }
+  });
+
+  it('probes every 500 ms between scans and watches only /dev/infiniband (sysfs never raises inotify)', () => {
+    expect(infinibandPlugin.reads?.procfs).toBeUndefined();
+    expect(infinibandPlugin.scan.interval).toBe('500ms');
+    const ctx = {} as Parameters<NonNullable<typeof infinibandPlugin.scan.watch>>[0];
+    expect(infinibandPlugin.scan.watch?.(ctx)).toEqual({ devfs: ['/dev/infiniband'] });
+    expect(infinibandPlugin.scan.probe).toBe(rdmaChangeProbe);
   });
 
   it.each([

@@ -12,13 +12,15 @@ export {
   type SriovPool,
   type SriovSelector,
 } from './config';
-export { kindOfClass, scanNics } from './scan/scan-nics';
+export { createNicScanCache, kindOfClass, scanNics, type NicScanCache } from './scan/scan-nics';
+export { nicChangeProbe } from './scan/nic-change-probe';
+export { readUeventSupport, UEVENT_SEQNUM } from './scan/read-uevent-support';
 export { functionPath, type FunctionKind, type NicFunction, type NodeScan } from './scan/nic-function';
 export {
   parseDefaultRouteInterfaces,
   readDefaultRouteInterfaces,
 } from './scan/read-default-route-interfaces';
-export { RDMA_CM, readRdmaCharDevices } from './scan/read-rdma-char-devices';
+export { RDMA_CHAR_DEVICE_CLASSES, RDMA_CM, readRdmaCharDevices } from './scan/read-rdma-char-devices';
 export { formatVfRange, parseVfRange, type VfRangeParse, type VfRangeSelector } from './resources/vf-range';
 export { matchSelector, type SelectorVerdict } from './resources/match-selector';
 export {

@@ -1,7 +1,8 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand } from '@kdp/core/testing';
+import { resolveCdiDevices, runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { createKubeletSim, type Admission } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
 import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
@@ -230,12 +231,130 @@ describe('sriov-device-plugin (in-process)', () => {
     expect(result.stderr).toContain(message);
   });
 
-  it('documents its own flags and the 1s default of the common --poll-interval in --help', async () => {
+  it('documents its own flags, --proc-root and the 500ms default of the common --poll-interval in --help', async () => {
     const result = await run(['--help']);
     expect(result.code).toBe(0);
     for (const text of ['--resource-prefix PREFIX', 'intel.com', '--devinfo-dir DIR', '--vanished-grace']) {
       expect(result.stdout).toContain(text);
     }
-    expect(result.stdout).toMatch(/--poll-interval DURATION .*\[1s\]/);
+    // /proc/net/route decides the default-route exclusion, so the plugin reads procfs.
+    expect(result.stdout).toContain('--proc-root DIR');
+    expect(result.stdout).toMatch(/--poll-interval DURATION .*\[500ms\]/);
+  });
+});
+
+describe('sriov-device-plugin serve (in-process)', () => {
+  let fixture: SysfsFixture;
+  let configFile: string;
+  beforeEach(() => {
+    fixture = createSysfsFixture();
+    addTwoPfNode(fixture);
+    fixture.addDevNode('/dev/vhost-net', 10, 238);
+    fixture.addDevNode('/dev/net/tun', 10, 200);
+    configFile = join(fixture.base, 'config.json');
+    writeFileSync(configFile, UPSTREAM_CONFIG);
+  });
+  afterEach(() => fixture.remove());
+
+  /** A kubelet-sim and `serve` against it; `use` runs while both are up. */
+  const serve = async <T>(
+    args: readonly string[],
+    use: (sim: Awaited<ReturnType<typeof createKubeletSim>>) => Promise<T>,
+    registry?: string,
+  ): Promise<T> => {
+    const dir = mkdtempSync(join(fixture.base, 'dp-'));
+    const sim = await createKubeletSim({
+      dir,
+      ...(registry !== undefined ? { pluginsRegistryDir: registry } : {}),
+    });
+    const run = startPluginRun(sriovPlugin, [
+      'serve',
+      ...['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot, '--dev-root', fixture.devRoot],
+      ...['--device-plugin-dir', dir, '--config', configFile, '--devinfo-dir', join(fixture.base, 'devinfo')],
+      ...args,
+    ]);
+    try {
+      return await use(sim);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await sim.close();
+    }
+  };
+
+  /** Devices and mounts in a comparable order. */
+  const byPath = <T extends { containerPath: string }>(list: readonly T[]): T[] =>
+    [...list].sort((a, b) => (a.containerPath < b.containerPath ? -1 : 1));
+
+  it('--device-list-strategy cdi: Allocate answers CDI names that resolve to what device-specs returns', async () => {
+    const cdiDir = join(fixture.base, 'cdi');
+    const requests = [
+      { resource: 'intel.com/intel_sriov_dpdk', count: 2 },
+      { resource: 'nvidia.com/mlnx_sriov_rdma', count: 2 },
+      { resource: 'nvidia.com/mlnx_rest', count: 3 },
+      { resource: 'intel.com/intel_sriov_netdevice', count: 1 },
+    ];
+    /** Each request's admission and what its CDI names resolve to in `cdiDir`, read while the plugin runs. */
+    const admitAll = (args: readonly string[]) =>
+      serve(args, async (sim) => {
+        const out: { admission: Admission; resolved: ReturnType<typeof resolveCdiDevices> }[] = [];
+        for (const [i, request] of requests.entries()) {
+          await sim.until(request.resource, (state) => state.healthy.length >= request.count);
+          const admission = await sim.admit({ pod: `p${i}`, container: 'c', ...request });
+          const names = admission.response.cdiDevices.map((device) => device.name);
+          out.push({ admission, resolved: resolveCdiDevices(cdiDir, names) });
+          sim.release(`p${i}`);
+        }
+        return out;
+      });
+    mkdirSync(cdiDir);
+    const specs = (await admitAll([])).map(({ admission }) => admission);
+    const cdi = await admitAll(['--device-list-strategy', 'cdi', '--cdi-dir', cdiDir]);
+    for (const [i, request] of requests.entries()) {
+      const before = specs[i] as Admission;
+      const { admission: after, resolved } = cdi[i] as (typeof cdi)[number];
+      expect([request.resource, after.deviceIds]).toEqual([request.resource, before.deviceIds]);
+      // CDI alone: no device specs, but the PCIDEVICE_* variables, which no CDI spec can carry per container.
+      expect(after.response.devices).toEqual([]);
+      expect(after.response.envs).toEqual(before.response.envs);
+      expect([request.resource, byPath(resolved.devices)]).toEqual([
+        request.resource,
+        byPath(before.response.devices),
+      ]);
+      expect(resolved.mounts).toEqual(before.response.mounts);
+    }
+    // vfio-pci: the VFIO container node and the group's node; RDMA: its character devices (one spec per pool).
+    expect(specs[0]?.response.devices.map((d) => d.hostPath)).toEqual([
+      '/dev/vfio/vfio',
+      ...(specs[0]?.deviceIds ?? []).map((id) => `/dev/vfio/${100 + Number(id.slice(-1))}`),
+    ]);
+    const rdma = cdi[1]?.admission;
+    expect(rdma?.response.cdiDevices.map((device) => device.name)).toEqual(
+      rdma?.deviceIds.map((id) => `k8s.device-plugin.nvidia.com/mlnx_sriov_rdma=${id}`),
+    );
+    expect(cdi[1]?.resolved.files).toEqual(['kdp-k8s.device-plugin.nvidia.com-mlnx_sriov_rdma_sriov.json']);
+    // A kernel-netdevice VF needs no device node: no CDI name, only its variables.
+    expect(cdi[3]?.admission.response.cdiDevices).toEqual([]);
+    // The specs are gone once the plugin stopped.
+    expect(readdirSync(cdiDir)).toEqual([]);
+  });
+
+  it('--registration plugin-watcher: registers through the plugin watcher, not kubelet.sock', async () => {
+    const registry = join(fixture.base, 'plugins_registry');
+    mkdirSync(registry);
+    await serve(
+      ['--registration', 'plugin-watcher', '--plugins-registry-dir', registry],
+      async (sim) => {
+        const state = await sim.until('intel.com/intel_sriov_dpdk', (s) => s.healthy.length === 4);
+        expect(state.endpoint.startsWith(`${registry}/`)).toBe(true);
+        const admission = await sim.admit({
+          pod: 'p',
+          container: 'c',
+          resource: 'intel.com/intel_sriov_dpdk',
+          count: 1,
+        });
+        expect(admission.response.devices).toHaveLength(2);
+      },
+      registry,
+    );
   });
 });

@@ -5,20 +5,23 @@ import { createDeviceInfoStore, type DeviceInfoStore } from './allocate/device-i
 import { DEFAULT_RESOURCE_PREFIX, sriovConfigSchema } from './config';
 import { assignPools, poolIndex } from './resources/assign-pools';
 import { poolResources, type SriovScan } from './resources/pool-resources';
-import { scanNics } from './scan/scan-nics';
+import { nicChangeProbe } from './scan/nic-change-probe';
+import { createNicScanCache, scanNics, type NicScanCache } from './scan/scan-nics';
 
-/** What lives as long as the process: each function's pool and sysfs directory at the last scan, the device-info files. */
+/** What lives as long as the process: each function's pool at the last scan, the scan cache, the device-info files. */
 interface SriovState {
   previous: ReadonlyMap<string, string>;
-  readonly knownPaths: Map<string, string>;
+  readonly cache: NicScanCache;
   readonly store: DeviceInfoStore;
 }
 
 /**
  * `sriov-device-plugin`: a drop-in for sriov-network-device-plugin (its configuration file, resource names,
- * Allocate answers and Multus device-info files), with one resource per pool, rescanned on every change of
- * the PCI device list or the network interfaces and at least every --poll-interval, so an sriov_numvfs change,
- * a driver rebind or a PF losing its carrier reaches the kubelet without a restart.
+ * Allocate answers and Multus device-info files), with one resource per pool. A change probe (the kernel's
+ * uevent count or the function and driver lists, `sriov_numvfs`, PF carrier, the default route) runs every
+ * --poll-interval and a full scan only when it differs, so an sriov_numvfs change, a driver rebind or a PF
+ * losing its carrier reaches the kubelet within a second without a restart, and an idle node costs next to
+ * nothing.
  */
 export const sriovPlugin = definePlugin({
   name: 'sriov',
@@ -34,24 +37,31 @@ export const sriovPlugin = definePlugin({
     }),
     'devinfo-dir': flag.path({
       description: 'where Multus device-info files are written',
+      serveOnly: true,
       valueName: 'DIR',
       default: DEFAULT_DEVINFO_DIR,
     }),
     'vanished-grace': flag.duration({
       description: 'how long a vanished VF stays advertised as Unhealthy',
+      serveOnly: true,
       default: '30s',
     }),
   },
+  // /proc/net/route (the interface holding the default route is never offered); sys/kernel/osrelease.
+  reads: { procfs: true },
   setup: ({ flags }): SriovState => ({
     previous: new Map(),
-    knownPaths: new Map(),
+    cache: createNicScanCache(),
     store: createDeviceInfoStore(flags['devinfo-dir']),
   }),
   scan: {
-    watch: () => ({ sysfs: ['bus/pci/devices', 'class/net'] }),
-    interval: '1s',
+    // inotify: functions and netdevs coming and going (fixtures; real sysfs raises no events, the probe sees
+    // those), and the VFIO and RDMA device nodes, which appear a moment after a bind and go into CDI specs.
+    watch: () => ({ sysfs: ['bus/pci/devices', 'class/net'], devfs: ['/dev/vfio', '/dev/infiniband'] }),
+    interval: '500ms',
+    probe: (scan: SriovScan) => nicChangeProbe(scan.node),
     run: async ({ host, config, flags, state }): Promise<SriovScan> => {
-      const node = await scanNics(host, state.knownPaths);
+      const node = await scanNics(host, state.cache);
       const defaultPrefix = flags['resource-prefix'];
       // A function that fails its pool's selectors only for now (driver unbound) stays in it, Unhealthy.
       const assignment = assignPools(node, config, { defaultPrefix, previous: state.previous });

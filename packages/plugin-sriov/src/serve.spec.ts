@@ -7,6 +7,7 @@ import {
   addSriovVf,
   addTwoPfNode,
   bindDriver,
+  emulateUevents,
   removeSriovVf,
   setCarrier,
   UPSTREAM_CONFIG,
@@ -14,6 +15,22 @@ import {
 } from './testing';
 
 const WAIT = 30_000;
+/** How soon a change must reach the kubelet at the default 500 ms probe interval: generous, far below WAIT. */
+const PROMPT_MS = 5000;
+
+const now = (): number => performance.timeOrigin + performance.now();
+
+/** `kdp_scans_total` of the sriov plugin by trigger (start, watch, probe, rescan, interval), from /metrics. */
+async function scansByTrigger(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const counts: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('kdp_scans_total{') || !line.includes('plugin="sriov"')) continue;
+    const trigger = /trigger="([a-z]+)"/.exec(line)?.[1];
+    if (trigger !== undefined) counts[trigger] = Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return counts;
+}
 
 const NETDEV = 'intel.com/intel_sriov_netdevice';
 const DPDK = 'intel.com/intel_sriov_dpdk';
@@ -49,7 +66,10 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
   let devinfo: string;
   let configFile: string;
 
-  /** Starts `serve` (rescans every 200 ms, vanished devices dropped at once unless `extra` says otherwise). */
+  /**
+   * Starts `serve` at the default probe interval (500 ms), vanished devices dropped at once unless `extra`
+   * says otherwise.
+   */
   const start = async (extra: readonly string[] = []): Promise<PluginProcess> => {
     const registered = Promise.all(
       [NETDEV, DPDK, RDMA, REST].map((name) =>
@@ -60,7 +80,7 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
       'serve',
       ...['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot, '--dev-root', fixture.devRoot],
       ...['--device-plugin-dir', dpDir, '--config', configFile, '--devinfo-dir', devinfo],
-      ...['--poll-interval', '200', ...(extra.includes('--vanished-grace') ? [] : ['--vanished-grace', '0'])],
+      ...(extra.includes('--vanished-grace') ? [] : ['--vanished-grace', '0']),
       ...extra,
     ]);
     await registered;
@@ -104,6 +124,11 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
     ]);
     expect(sim.resource(RDMA)?.capacity).toBe(4);
     expect(sim.resource(REST)?.healthy).toEqual(['0000:d8:00.6', '0000:d8:01.0', '0000:d8:01.1']);
+    // Every pool answers GetPreferredAllocation.
+    const preferred = [NETDEV, DPDK, RDMA, REST].map(
+      (name) => sim.resource(name)?.options.getPreferredAllocationAvailable,
+    );
+    expect(preferred).toEqual([true, true, true, true]);
 
     const dpdk = await sim.admit({ pod: 'dpdk', container: 'c', resource: DPDK, count: 2 });
     const [a, b] = dpdk.deviceIds;
@@ -189,38 +214,73 @@ describe('sriov-device-plugin serve against kubelet-sim', () => {
     await logged;
   }, 60_000);
 
-  it('marks VFs unhealthy while their PF has no carrier or they lose their driver, and healthy again', async () => {
-    await start();
-    const down = Promise.all(
-      [NETDEV, DPDK].map((name) =>
-        sim.waitFor('devices', (e) => e.resource === name && e.unhealthy.length === 4, WAIT),
-      ),
-    );
-    const before = Date.now();
-    setCarrier(fixture, node.intel.address, node.intel.netdev, false);
-    await down;
-    expect(Date.now() - before).toBeLessThan(WAIT);
-    expect(sim.resource(RDMA)?.unhealthy).toHaveLength(0);
+  it.each([
+    ['directory lists', false],
+    ['the uevent count', true],
+  ])(
+    'marks VFs unhealthy while their PF has no carrier or they lose their driver, and healthy again, through the change probe (%s)',
+    async (_mode, uevents) => {
+      if (uevents) emulateUevents(fixture);
+      await start(['--metrics-address', '127.0.0.1:0']);
+      const metricsUrl = (): string | undefined => /"url":"([^"]+)"/.exec(plugin?.stderr() ?? '')?.[1];
+      await waitUntil(() => metricsUrl() !== undefined, 'the metrics server');
+      const url = metricsUrl() ?? '';
+      // What the kubelet saw of the kernel-netdevice pool, update by update: its unhealthy VFs.
+      const netdev: string[][] = [];
+      const record = (event: { resource: string; unhealthy: string[] }): void => {
+        if (event.resource === NETDEV) netdev.push(event.unhealthy);
+      };
+      sim.events.on('devices', record);
+      const before = await scansByTrigger(url);
+      /** Applies `change` and resolves with how long it took until the kubelet saw `seen`. */
+      const latency = async (
+        change: () => void,
+        seen: (e: { resource: string; healthy: string[]; unhealthy: string[] }) => boolean,
+      ) => {
+        const event = sim.waitFor('devices', seen, WAIT);
+        const at = now();
+        change();
+        return (await event).at - at;
+      };
+      const intel = node.intel;
 
-    const up = sim.waitFor('devices', (e) => e.resource === NETDEV && e.healthy.length === 4, WAIT);
-    setCarrier(fixture, node.intel.address, node.intel.netdev, true);
-    await up;
+      // Only sysfs attribute files and links change below, none in a watched directory: the probe must see them.
+      const down = await latency(
+        () => setCarrier(fixture, intel.address, intel.netdev, false),
+        (e) => e.resource === DPDK && e.unhealthy.length === 4,
+      );
+      expect(sim.resource(NETDEV)?.unhealthy).toHaveLength(4);
+      expect(sim.resource(RDMA)?.unhealthy).toHaveLength(0);
+      const up = await latency(
+        () => setCarrier(fixture, intel.address, intel.netdev, true),
+        (e) => e.resource === DPDK && e.healthy.length === 4,
+      );
+      expect(sim.resource(NETDEV)?.healthy).toHaveLength(4);
+      // An iavf VF (no /dev node of its own) unbound, then bound again.
+      const unbound = await latency(
+        () => bindDriver(fixture, '0000:3b:02.1', undefined),
+        (e) => e.resource === NETDEV && e.unhealthy.includes('0000:3b:02.1'),
+      );
+      const rebound = await latency(
+        () => bindDriver(fixture, '0000:3b:02.1', 'iavf'),
+        (e) => e.resource === NETDEV && e.unhealthy.length === 0,
+      );
+      sim.events.off('devices', record);
+      const after = await scansByTrigger(url);
+      const scans = (trigger: string): number => (after[trigger] ?? 0) - (before[trigger] ?? 0);
+      process.stderr.write(`sriov probe latencies (ms): ${JSON.stringify({ down, up, unbound, rebound })}\n`);
 
-    const unbound = sim.waitFor(
-      'devices',
-      (e) => e.resource === DPDK && e.unhealthy.includes('0000:3b:02.5'),
-      WAIT,
-    );
-    bindDriver(fixture, '0000:3b:02.5', undefined);
-    await unbound;
-    const rebound = sim.waitFor(
-      'devices',
-      (e) => e.resource === DPDK && e.healthy.includes('0000:3b:02.5'),
-      WAIT,
-    );
-    bindDriver(fixture, '0000:3b:02.5', 'vfio-pci');
-    await rebound;
-  }, 60_000);
+      // In order, one update per change, nothing in between: down, up, unbound, bound.
+      const all = intel.vfs.slice(0, 4).map((vf) => vf.address);
+      expect(netdev).toEqual([all, [], ['0000:3b:02.1'], []]);
+      // Four changes, four scans started by the probe and none by a watch (a probe that skipped carrier or the
+      // driver lists would have started none: without a difference it never scans).
+      expect([scans('watch'), scans('interval')]).toEqual([0, 0]);
+      expect(scans('probe')).toBeGreaterThanOrEqual(4);
+      for (const ms of [down, up, unbound, rebound]) expect(ms).toBeLessThan(PROMPT_MS);
+    },
+    60_000,
+  );
 
   it('moves a VF between pools on a driver rebind and follows a config change without a restart', async () => {
     await start();

@@ -44,7 +44,8 @@ describe('usb-device-plugin discover --output json (in-process)', () => {
       {
         id: 'A50285BI',
         health: 'Healthy',
-        numaNodes: [],
+        // The NUMA node of the xHCI controller the device hangs below; the device itself is no PCI function.
+        numaNodes: [0],
         pciAddress: null,
         deviceSpecs: [node('/dev/bus/usb/001/002'), node('/dev/ttyUSB0')],
         mounts: [],
@@ -68,6 +69,8 @@ describe('usb-device-plugin discover --output json (in-process)', () => {
           manufacturer: 'FTDI',
           productName: 'FT232R USB UART',
           bcdDevice: '0100',
+          controller: '0000:00:14.0',
+          hubs: 'usb1',
         },
       },
       expect.objectContaining({
@@ -156,6 +159,36 @@ describe('usb-device-plugin discover --output json (in-process)', () => {
     });
   });
 
+  it('takes exactly the flags that act: no --proc-root (procfs is never read), no serve flags on discover', async () => {
+    const run = (...args: string[]) => runPluginCommand(usbPlugin, args);
+    const help = await run('--help');
+    expect(help.stdout).toContain('--device-list-strategy');
+    expect(help.stdout).toContain('--plugins-registry-dir');
+    expect(help.stdout).not.toContain('--proc-root');
+    for (const flags of [
+      ['discover', '--proc-root', usb.sys.procRoot],
+      ['serve', '--proc-root', usb.sys.procRoot, '--device-plugin-dir', usb.sys.base],
+      ['discover', '--cdi-dir', usb.sys.base],
+      ['discover', '--device-plugin-dir', usb.sys.base],
+      ['discover', '--device-list-strategy', 'cdi'],
+    ]) {
+      const result = await run(...flags);
+      expect([flags.join(' '), result.code]).toEqual([flags.join(' '), 2]);
+    }
+  });
+
+  it('probes every 500 ms between scans and watches only /dev (sysfs never raises inotify)', () => {
+    expect(usbPlugin.reads?.procfs).toBeUndefined();
+    expect(usbPlugin.scan.interval).toBe('500ms');
+    const ctx = { state: { busDirs: ['/dev/bus/usb/001'] } } as unknown as Parameters<
+      NonNullable<typeof usbPlugin.scan.watch>
+    >[0];
+    expect(usbPlugin.scan.watch?.(ctx)).toEqual({
+      devfs: ['/dev', '/dev/bus/usb', '/dev/bus/usb/001', '/dev/input'],
+    });
+    expect(usbPlugin.scan.probe).toBeDefined();
+  });
+
   it('a host without USB is zero devices and one warning, exit 0', async () => {
     const empty = createUsbFixture();
     try {
@@ -201,6 +234,7 @@ describe("usb-device-plugin's setup and the usb package", () => {
       config: usbConfigSchema.parse({ usbLibrary: setting }),
       flags: {},
       cdiDir: usb.sys.base,
+      deviceListStrategy: undefined,
       logger: createLogger({ level: 'error', destination: { write: () => undefined } }),
       clock: systemClock,
       signal: new AbortController().signal,

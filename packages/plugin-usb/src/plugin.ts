@@ -5,8 +5,9 @@ import { refreshPayload } from './allocate/refresh-payload';
 import { usbConfigSchema } from './config';
 import { configuredResources, pathPatterns } from './resources/configured-resources';
 import { planResources } from './resources/plan-resources';
-import type { UsbStringCache } from './scan/read-usb-device';
+import { createUsbScanCache, type UsbScanCache } from './scan/scan-usb-devices';
 import { scanUsbHost } from './scan/scan-usb-host';
+import { usbChangeProbe } from './scan/usb-change-probe';
 import {
   createDescriptorEnricher,
   loadUsbLibrary,
@@ -20,9 +21,9 @@ export interface UsbPluginOptions {
   readonly loadLibrary?: () => UsbLibraryLoad;
 }
 
-/** What lives as long as the process: caches of descriptor strings, the hot-plug subscription. */
+/** What lives as long as the process: the device reads of the last scan, the hot-plug subscription. */
 interface UsbState {
-  readonly strings: UsbStringCache;
+  readonly cache: UsbScanCache;
   readonly enrich?: ReturnType<typeof createDescriptorEnricher>;
   readonly stopHotplug?: () => void;
   /** The `/dev/bus/usb/BBB` directories the last scan saw (watched, so a new node starts a scan). */
@@ -31,8 +32,11 @@ interface UsbState {
 
 /**
  * `usb-device-plugin`: one resource per configured entry (native `resources` and generic-device-plugin
- * `devices`), rescanned on every change under /dev and sysfs' USB bus, on the usb package's hot-plug events and
- * at least every --poll-interval. An allocated device that is unplugged stays listed Unhealthy until it returns.
+ * `devices`), rescanned on every change of the watched /dev directories, on the usb package's hot-plug events,
+ * and when the change probe (sysfs' USB bus and node classes, /dev/bus/usb, the globs' directories; every
+ * --poll-interval, default 500ms) differs. A scan reads again only the devices that changed. An allocated device
+ * that is unplugged stays listed Unhealthy until it returns. Devices carry their controller's NUMA node, and
+ * preferred allocation groups them by NUMA node, controller and hub.
  */
 export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
   definePlugin({
@@ -52,7 +56,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
         load: options.loadLibrary ?? loadUsbLibrary,
       });
       return {
-        strings: new Map(),
+        cache: createUsbScanCache(),
         busDirs: [],
         ...(library !== undefined ? { enrich: createDescriptorEnricher(library) } : {}),
         ...(library !== undefined && ctx.command === 'serve'
@@ -61,16 +65,22 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
       };
     },
     scan: {
-      watch: ({ state }) => ({
-        devfs: ['/dev', '/dev/bus/usb', ...state.busDirs, '/dev/input'],
-        sysfs: ['bus/usb/devices'],
-      }),
+      // Device nodes come and go in these (inotify); sysfs is left to the probe, as it sends no inotify events.
+      watch: ({ state }) => ({ devfs: ['/dev', '/dev/bus/usb', ...state.busDirs, '/dev/input'] }),
+      interval: '500ms',
       run: async ({ host, config, state }) => {
-        state.busDirs = (await host.devfs.list('/dev/bus/usb')).map((bus) => `/dev/bus/usb/${bus}`);
         const patterns = pathPatterns(configuredResources(config));
-        const { strings, enrich } = state;
-        return scanUsbHost({ host, patterns, strings, ...(enrich !== undefined ? { enrich } : {}) });
+        const { cache, enrich } = state;
+        const scan = await scanUsbHost({
+          host,
+          patterns,
+          cache,
+          ...(enrich !== undefined ? { enrich } : {}),
+        });
+        state.busDirs = scan.busDirs;
+        return scan;
       },
+      probe: (scan, { config }) => usbChangeProbe(scan, configuredResources(config)),
     },
     // Allocate re-reads each USB device, so a replug since the last scan (new devnum) gives the current node.
     resources: (scan, { config, host }) =>

@@ -163,7 +163,7 @@ describe('usb-device-plugin serve against the simulated kubelet', () => {
     }
   });
 
-  it('the poll finds what no watched directory reports (a link in /dev/serial/by-id)', async () => {
+  it('the change probe finds what no watched directory reports (a link in /dev/serial/by-id)', async () => {
     const byId = 'example.com/by-id';
     writeFileSync(
       join(usb.sys.base, 'usb.yaml'),

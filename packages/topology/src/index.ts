@@ -40,6 +40,7 @@ export { nodeOfCpus, parseMemTotal, readNumaTopology } from './numa/read-numa-to
 export type { NumaNode, NumaTopology } from './numa/read-numa-topology';
 
 export { isPciAddress, parsePciAddress } from './pci/pci-address';
+export { nearestPciFunction, type PciAncestor } from './pci/nearest-pci-function';
 export type { PciAddress } from './pci/pci-address';
 export { pciePlacementFromPath } from './pci/pcie-path';
 export type { PciePlacement } from './pci/pcie-path';

@@ -21,6 +21,8 @@ describe('createPluginMetrics', () => {
       'kdp_allocate_duration_seconds histogram',
       'kdp_list_and_watch_streams gauge',
       'kdp_config_reloads_total counter',
+      'kdp_scans_total counter',
+      'kdp_change_probes_total counter',
       'kdp_build_info gauge',
     ]);
     for (const name of names) expect(name.split(' ')[0]).toMatch(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/);

@@ -29,6 +29,8 @@ export interface PluginMetrics {
   streams(resource: string, open: number): void;
   /** A configuration reload: `kdp_config_reloads_total{outcome}`. */
   configReload(ok: boolean): void;
+  /** A full scan of a plugin and what started it, or a change probe that found nothing changed (`unchanged`). */
+  scan(plugin: string, trigger: string): void;
   /** Forgets a resource that was removed at run time: every series labelled with it. */
   removeResource(resource: string): void;
   /** Readiness from `setRegistered`: ok when every known resource is registered (vacuously when none). */
@@ -83,6 +85,15 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
     'Configuration reloads, by outcome (ok or error).',
     ['outcome'],
   );
+  const scans = counter(
+    'kdp_scans_total',
+    'Full scans per plugin, by what started them (start, watch, rescan, interval, probe).',
+    ['plugin', 'trigger'],
+  );
+  const probes = counter('kdp_change_probes_total', 'Change probes per plugin, by outcome.', [
+    'plugin',
+    'outcome',
+  ]);
   if (options.build) {
     gauge('kdp_build_info', 'Always 1; the labels say which plugin and version runs.', [
       'plugin',
@@ -93,7 +104,9 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
       1,
     );
   }
-  if (options.defaultMetrics) collectDefaultMetrics({ register: registry });
+  // The event-loop delay monitor wakes the process at its precision: once a second, not every 10 ms at idle.
+  if (options.defaultMetrics)
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
 
   const knownDevices = new Map<string, Set<string>>();
   const registeredState = new Map<string, boolean>();
@@ -136,6 +149,13 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
     },
     streams(resource, open) {
       streamGauge.set({ resource }, open);
+    },
+    scan(plugin, trigger) {
+      if (trigger === 'unchanged') probes.inc({ plugin, outcome: 'unchanged' });
+      else {
+        if (trigger === 'probe') probes.inc({ plugin, outcome: 'changed' });
+        scans.inc({ plugin, trigger });
+      }
     },
     configReload(ok) {
       configReloads.inc({ outcome: ok ? 'ok' : 'error' });

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
-import type { AnyPluginDefinition } from './define-plugin';
+import { DEVICE_LIST_STRATEGIES, type AnyPluginDefinition, type DeviceListStrategy } from './define-plugin';
 import { UsageError } from './exit-code';
 import { flag, type Flag, type FlagSpecs } from './flags';
 
@@ -11,12 +11,18 @@ export interface CommonFlags {
   readonly sysfsRoot: string;
   /** `--dev-root DIR` (default `/dev`): where device nodes are looked up. */
   readonly devRoot: string;
-  /** `--proc-root DIR` (default `/proc`): where procfs is read. */
+  /** `--proc-root DIR` (default `/proc`): where procfs is read; offered only where a plugin reads procfs. */
   readonly procRoot: string;
   /** `--device-plugin-dir DIR` (default `/var/lib/kubelet/device-plugins`): the kubelet's socket directory. */
   readonly devicePluginDir: string;
-  /** `--cdi-dir DIR` (default `/var/run/cdi`): where CDI specs are written when CDI is enabled. */
+  /** `--cdi-dir DIR` (default `/var/run/cdi`): where CDI specs are written for resources handed over by CDI. */
   readonly cdiDir: string;
+  /** `--device-list-strategy LIST`; undefined: each resource's own default. */
+  readonly deviceListStrategy: readonly DeviceListStrategy[] | undefined;
+  /** `--registration MODE` (default `kubelet`). */
+  readonly registration: 'kubelet' | 'plugin-watcher';
+  /** `--plugins-registry-dir DIR` (default `/var/lib/kubelet/plugins_registry`): the plugin-watcher socket's directory. */
+  readonly pluginsRegistryDir: string;
   /** `--metrics-address HOST:PORT`: /metrics, /healthz, /readyz; undefined = off. */
   readonly metricsAddress: string | undefined;
   /** `--log-level LEVEL` (default `info`). */
@@ -56,39 +62,89 @@ export interface Program {
   readonly multi: boolean;
 }
 
-const COMMON: Readonly<Record<string, Flag<unknown>>> = {
-  'sysfs-root': flag.path({ description: 'where sysfs is read', valueName: 'DIR', default: '/sys' }),
-  'dev-root': flag.path({
-    description: 'where device nodes are looked up',
-    valueName: 'DIR',
-    default: '/dev',
-  }),
-  'proc-root': flag.path({ description: 'where procfs is read', valueName: 'DIR', default: '/proc' }),
-  'device-plugin-dir': flag.path({
-    description: "the kubelet's socket directory",
-    valueName: 'DIR',
-    default: '/var/lib/kubelet/device-plugins',
-  }),
-  'cdi-dir': flag.path({
-    description: 'where CDI specs are written when CDI is enabled',
-    valueName: 'DIR',
-    default: '/var/run/cdi',
-  }),
-  'metrics-address': flag.string({
-    description: 'serve /metrics, /healthz, /readyz; off when absent',
-    valueName: 'HOST:PORT',
-  }),
-  'log-level': flag.enum({
-    description: 'JSON logs on stderr',
-    values: LOG_LEVELS,
-    valueName: 'LEVEL',
-    default: 'info',
-  }),
-  'poll-interval': flag.duration({
-    description: 'rescan at least this often; watched directories rescan at once',
-    min: '50ms',
-    max: '1h',
-  }),
+/** A common flag and the commands it acts in (`discover` takes only what discovery uses). */
+interface CommonFlag {
+  readonly flag: Flag<unknown>;
+  readonly serveOnly?: boolean;
+  /** Offered only when a plugin of the program reads procfs. */
+  readonly procfs?: boolean;
+}
+
+const COMMON: Readonly<Record<string, CommonFlag>> = {
+  'sysfs-root': {
+    flag: flag.path({ description: 'where sysfs is read', valueName: 'DIR', default: '/sys' }),
+  },
+  'dev-root': {
+    flag: flag.path({ description: 'where device nodes are looked up', valueName: 'DIR', default: '/dev' }),
+  },
+  'proc-root': {
+    flag: flag.path({ description: 'where procfs is read', valueName: 'DIR', default: '/proc' }),
+    procfs: true,
+  },
+  'device-plugin-dir': {
+    flag: flag.path({
+      description: "the kubelet's socket directory",
+      valueName: 'DIR',
+      default: '/var/lib/kubelet/device-plugins',
+    }),
+    serveOnly: true,
+  },
+  'device-list-strategy': {
+    flag: flag.list({
+      description: 'how Allocate hands devices over (default: each resource its own)',
+      values: DEVICE_LIST_STRATEGIES,
+      valueName: 'LIST',
+    }),
+    serveOnly: true,
+  },
+  'cdi-dir': {
+    flag: flag.path({
+      description: 'where CDI specs are written for the cdi strategy',
+      valueName: 'DIR',
+      default: '/var/run/cdi',
+    }),
+    serveOnly: true,
+  },
+  registration: {
+    flag: flag.enum({
+      description: 'kubelet (Register on kubelet.sock) or plugin-watcher',
+      values: ['kubelet', 'plugin-watcher'] as const,
+      valueName: 'MODE',
+      default: 'kubelet',
+    }),
+    serveOnly: true,
+  },
+  'plugins-registry-dir': {
+    flag: flag.path({
+      description: "the kubelet's plugin-watcher directory",
+      valueName: 'DIR',
+      default: '/var/lib/kubelet/plugins_registry',
+    }),
+    serveOnly: true,
+  },
+  'metrics-address': {
+    flag: flag.string({
+      description: 'serve /metrics, /healthz, /readyz; off when absent',
+      valueName: 'HOST:PORT',
+    }),
+    serveOnly: true,
+  },
+  'log-level': {
+    flag: flag.enum({
+      description: 'JSON logs on stderr',
+      values: LOG_LEVELS,
+      valueName: 'LEVEL',
+      default: 'info',
+    }),
+  },
+  'poll-interval': {
+    flag: flag.duration({
+      description: 'how often the change probe (without one: a full scan) runs',
+      min: '50ms',
+      max: '1h',
+    }),
+    serveOnly: true,
+  },
 };
 
 const RESERVED = new Set(['help', 'version', 'output', 'config', 'plugins', ...Object.keys(COMMON)]);
@@ -101,16 +157,27 @@ interface FlagSlot {
   readonly plugin?: { readonly index: number; readonly key: string };
   /** `--config` / `--<name>-config`: the plugin's index. */
   readonly configOf?: number;
+  /** Refused by `discover`. */
+  readonly serveOnly?: boolean;
 }
+
+/** Whether any plugin of a program reads procfs (and so takes `--proc-root`). */
+const readsProcfs = (program: Program): boolean =>
+  program.plugins.some((definition) => definition.reads?.procfs === true);
 
 function slotsOf(program: Program): FlagSlot[] {
   const single = program.multi ? undefined : program.plugins[0];
-  const slots: FlagSlot[] = Object.entries(COMMON).map(([name, f]) =>
-    // One plugin: --help shows its own poll interval as the default (several: each section says its own).
-    name === 'poll-interval' && single !== undefined
-      ? { name, flag: { ...f, defaultText: single.scan.interval ?? '1s' } }
-      : { name, flag: f },
-  );
+  const slots: FlagSlot[] = Object.entries(COMMON)
+    .filter(([, common]) => common.procfs !== true || readsProcfs(program))
+    .map(([name, { flag: f, serveOnly }]) => ({
+      name,
+      // One plugin: --help shows its own poll interval as the default (several: each section says its own).
+      flag:
+        name === 'poll-interval' && single !== undefined
+          ? { ...f, defaultText: single.scan.interval ?? '1s' }
+          : f,
+      ...(serveOnly === true ? { serveOnly } : {}),
+    }));
   if (program.multi) {
     slots.push({
       name: 'plugins',
@@ -136,7 +203,12 @@ function slotsOf(program: Program): FlagSlot[] {
       const name = `${prefix}${key}`;
       if (!program.multi && RESERVED.has(name))
         throw new Error(`${definition.binary}: flag --${name} clashes with a common flag`);
-      slots.push({ name, flag: f, plugin: { index, key } });
+      slots.push({
+        name,
+        flag: f,
+        plugin: { index, key },
+        ...(f.serveOnly === true ? { serveOnly: true } : {}),
+      });
     }
   });
   const seen = new Set<string>();
@@ -191,8 +263,15 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
       throw new UsageError(`--${slot.name} ${(error as Error).message}`);
     }
   };
+  if (command === 'discover') {
+    const serveOnly = slots.find((slot) => slot.serveOnly === true && values[slot.name] !== undefined);
+    if (serveOnly !== undefined) throw new UsageError(`--${serveOnly.name} applies to serve only`);
+  }
   const byName = new Map(slots.map((slot) => [slot.name, slot]));
-  const common = (name: string): unknown => value(byName.get(name) as FlagSlot);
+  const common = (name: string): unknown => {
+    const slot = byName.get(name);
+    return slot === undefined ? COMMON[name]?.flag.defaultValue : value(slot);
+  };
   const metricsAddress = common('metrics-address') as string | undefined;
   if (metricsAddress !== undefined) {
     try {
@@ -210,6 +289,9 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     procRoot: common('proc-root') as string,
     devicePluginDir: common('device-plugin-dir') as string,
     cdiDir: common('cdi-dir') as string,
+    deviceListStrategy: strategyOf(values['device-list-strategy'], common),
+    registration: common('registration') as 'kubelet' | 'plugin-watcher',
+    pluginsRegistryDir: common('plugins-registry-dir') as string,
     metricsAddress,
     logLevel,
     pollIntervalMs: common('poll-interval') as number | undefined,
@@ -242,17 +324,41 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
   return { command, common: flags, plugins, output: output === 'json' ? 'json' : 'table' };
 }
 
+/** `--device-list-strategy`: undefined when absent (each resource's default), never an empty list. */
+function strategyOf(
+  raw: unknown,
+  common: (name: string) => unknown,
+): readonly DeviceListStrategy[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = common('device-list-strategy') as readonly DeviceListStrategy[];
+  if (list.length === 0)
+    throw new UsageError(
+      `--device-list-strategy names no strategy: expected ${DEVICE_LIST_STRATEGIES.join(', ')}`,
+    );
+  return list;
+}
+
 /**
  * Checks that the roots exist and are directories (and, for `serve`, the kubelet's socket directory);
  * throws {@link UsageError} naming the flag and the path.
  */
-export async function checkDirectories(flags: CommonFlags, command: 'serve' | 'discover'): Promise<void> {
+export async function checkDirectories(
+  flags: CommonFlags,
+  command: 'serve' | 'discover',
+  program?: Program,
+): Promise<void> {
   const dirs: Array<[string, string]> = [
     ['--sysfs-root', flags.sysfsRoot],
     ['--dev-root', flags.devRoot],
-    ['--proc-root', flags.procRoot],
   ];
-  if (command === 'serve') dirs.push(['--device-plugin-dir', flags.devicePluginDir]);
+  if (program === undefined || readsProcfs(program)) dirs.push(['--proc-root', flags.procRoot]);
+  if (command === 'serve') {
+    dirs.push(
+      flags.registration === 'plugin-watcher'
+        ? ['--plugins-registry-dir', flags.pluginsRegistryDir]
+        : ['--device-plugin-dir', flags.devicePluginDir],
+    );
+  }
   for (const [name, dir] of dirs) {
     const info = await stat(dir).catch(() => undefined);
     if (!info) throw new UsageError(`${name} ${dir}: no such directory`);
@@ -269,7 +375,8 @@ export function formatHelp(program: Program): string {
   const width = Math.max(...lines.map((line) => line.length));
   const row = (slot: FlagSlot): string => {
     const shown = slot.flag.defaultText === undefined ? '' : ` [${slot.flag.defaultText}]`;
-    return `  ${left(slot).padEnd(width)}  ${slot.flag.description}${shown}`;
+    const only = slot.serveOnly === true ? ' (serve)' : '';
+    return `  ${left(slot).padEnd(width)}  ${slot.flag.description}${shown}${only}`;
   };
   const commonRows = slots
     .filter((slot) => slot.plugin === undefined && slot.configOf === undefined)

@@ -7,6 +7,17 @@ import type { ResourceDeclaration, AllocateContext } from '../resource-declarati
 import type { ExcludedDevice } from './discover-result';
 import type { FlagSpecs, FlagValues } from './flags';
 
+/**
+ * How Allocate hands a resource's devices to a container (`--device-list-strategy`, as NVIDIA's
+ * `deviceListStrategy`): `envvar` sets the resource's device-list variable (`NVIDIA_VISIBLE_DEVICES`) for a
+ * runtime hook, `device-specs` returns device nodes and mounts, `cdi` returns CDI device names whose spec the
+ * runtime writes to `--cdi-dir`. Environment and annotations that name no device are returned in every mode.
+ */
+export type DeviceListStrategy = 'envvar' | 'device-specs' | 'cdi';
+
+/** Every device-list strategy, in the order --help lists them. */
+export const DEVICE_LIST_STRATEGIES: readonly DeviceListStrategy[] = ['envvar', 'device-specs', 'cdi'];
+
 /** What every hook of a plugin definition gets: the machine, the configuration, the flags, and the runtime. */
 export interface PluginContext<C = unknown, F extends FlagSpecs = FlagSpecs, St = unknown> {
   /** The plugin's short name (`gpu`). */
@@ -19,8 +30,10 @@ export interface PluginContext<C = unknown, F extends FlagSpecs = FlagSpecs, St 
   readonly config: C;
   /** The plugin's own flags, parsed. */
   readonly flags: FlagValues<F>;
-  /** `--cdi-dir`: where CDI specs go. */
+  /** `--cdi-dir`: where the runtime writes CDI specs. */
   readonly cdiDir: string;
+  /** `--device-list-strategy` when given; undefined: each resource's own default. */
+  readonly deviceListStrategy: readonly DeviceListStrategy[] | undefined;
   /** The plugin's logger (JSON on stderr). */
   readonly logger: Logger;
   readonly clock: Clock;
@@ -54,6 +67,20 @@ export interface ResourceSpec<P = unknown> extends Omit<ResourceDeclaration<P>, 
     context: AllocateContext<P>,
     allocation: ContainerAllocation,
   ) => void | Promise<void>;
+  /** The strategies used when `--device-list-strategy` is not given (default `['device-specs']`). */
+  readonly deviceListStrategy?: readonly DeviceListStrategy[];
+  /**
+   * The `envvar` strategy's variables, naming the container's devices for a runtime hook
+   * (`{ NVIDIA_VISIBLE_DEVICES: 'GPU-…,GPU-…' }`). A resource without it hands over device specs under `envvar`.
+   */
+  readonly deviceListEnv?: (devices: readonly PluginDevice<P>[]) => Readonly<Record<string, string>>;
+  /** CDI naming; default kind `k8s.device-plugin.<domain>/<name>` of the resource name, device name = device ID. */
+  readonly cdi?: {
+    /** `vendor/class` of the spec (one spec file per kind). */
+    readonly kind?: string;
+    /** The CDI device name of a device; devices with one name share one CDI device (time-slicing replicas). */
+    readonly deviceName?: (device: PluginDevice<P>) => string;
+  };
 }
 
 /** What a plugin's `resources` function returns: the resources, and what it saw but does not advertise. */
@@ -77,6 +104,28 @@ export interface WatchSpec {
   readonly devfs?: readonly string[];
   readonly procfs?: readonly string[];
   readonly paths?: readonly string[];
+}
+
+/** Paths a change probe reads under one root (relative to sysfs/procfs; host paths `/dev/…` for devfs). */
+export interface ProbePaths {
+  /** Directories whose entry names are compared. */
+  readonly list?: readonly string[];
+  /** Files whose contents are compared (read whole; keep them small: sysfs attributes). */
+  readonly read?: readonly string[];
+  /** Symbolic links whose targets are compared (`driver`). */
+  readonly links?: readonly string[];
+}
+
+/**
+ * The cheap check that tells whether a full scan is needed: what is listed, read and resolved here is compared
+ * with its state at the last full scan, on every `--poll-interval` tick. Derived from the last scan, it names only
+ * what can change (directory listings, `sriov_numvfs`, driver links, `carrier`/`operstate`, port `state`, error
+ * registers); device-node presence is better left to `watch`, which inotify reports at once.
+ */
+export interface ChangeProbe {
+  readonly sysfs?: ProbePaths;
+  readonly devfs?: ProbePaths;
+  readonly procfs?: ProbePaths;
 }
 
 /** How the runtime remembers devices across scans. */
@@ -117,14 +166,24 @@ export interface PluginDefinition<
   };
   /** The plugin's own flags (built with `flag.*`). */
   readonly flags?: F;
+  /** Roots read besides sysfs and /dev: `procfs: true` offers `--proc-root` (a plugin without it has none). */
+  readonly reads?: { readonly procfs?: boolean };
   /** Creates what lives as long as the process (event sources, caches); its result is `ctx.state`. */
   readonly setup?: (ctx: SetupContext<z.output<Schema>, F>) => St | Promise<St>;
   /** How the machine is read. */
   readonly scan: {
     /** Directories whose changes start a scan at once. */
     readonly watch?: (ctx: PluginContext<z.output<Schema>, F, St>) => WatchSpec;
-    /** The default of `--poll-interval`: the longest time between two scans (default `1s`). */
+    /**
+     * The default of `--poll-interval` (default `1s`): how often the change probe runs (a full scan when it saw a
+     * change), or, without a probe, the longest time between two full scans.
+     */
     readonly interval?: string;
+    /**
+     * The change probe of the last scan's devices. With it, a poll tick runs a full scan only when the probe
+     * differs from its state at the last full scan; watch events, reloads and `rescan()` always scan.
+     */
+    readonly probe?: (scan: S, ctx: PluginContext<z.output<Schema>, F, St>) => ChangeProbe;
     /** One scan; a throw keeps the last good device set and is logged once until a scan succeeds. */
     readonly run: (ctx: PluginContext<z.output<Schema>, F, St>) => S | Promise<S>;
   };

@@ -5,6 +5,7 @@ import type { ContainerAllocation } from '../plugin-device';
 import type { AnyPluginDefinition } from './define-plugin';
 import { createDeviceMemory, heldExclusion } from './device-memory';
 import type { DiscoveredDevice, DiscoveredResource, DiscoverResult } from './discover-result';
+import { handOver, strategiesOf } from './device-list';
 import { createPluginContext } from './plugin-context';
 
 /** What `discover` runs one plugin with. */
@@ -57,7 +58,11 @@ export async function discoverPlugin(options: DiscoverPluginOptions): Promise<Di
       let allocation: ContainerAllocation = {};
       try {
         const context = { resource: spec.name, devices: [device], containerIndex: 0, signal };
-        allocation = spec.allocate ? await spec.allocate(context) : defaultAllocation([device]);
+        const own = spec.allocate ? await spec.allocate(context) : defaultAllocation([device]);
+        // What the resource's default strategy hands over (CDI names aside: discover writes no spec).
+        const strategies = new Set(strategiesOf(spec, undefined));
+        strategies.delete('cdi');
+        allocation = handOver(spec, [device], own, strategies);
       } catch (error) {
         warnings.push(
           `${spec.name}: allocating ${device.id} alone fails: ${error instanceof Error ? error.message : String(error)}`,

@@ -19,6 +19,8 @@ export interface Flag<T> {
   readonly multiple: boolean;
   /** Turns every occurrence's text into the value; throws an Error saying what is wrong (without the flag's name). */
   parse(texts: readonly string[]): T;
+  /** Acts only in `serve`: `discover` refuses it. */
+  readonly serveOnly?: boolean;
 }
 
 /** A plugin's own flags, by name (without the leading `--`). */
@@ -32,6 +34,8 @@ export type FlagValues<F extends FlagSpecs> = {
 interface BaseOptions {
   /** One line for --help. */
   readonly description: string;
+  /** Acts only in `serve` (files written, timings): `discover` refuses it (exit 2) and --help says `(serve)`. */
+  readonly serveOnly?: boolean;
   /** The value placeholder in --help. */
   readonly valueName?: string;
 }
@@ -144,6 +148,7 @@ const make = <T>(
   defaultText,
   multiple,
   parse,
+  ...(options.serveOnly === true ? { serveOnly: true } : {}),
 });
 
 const nonEmpty = (text: string): string => {

@@ -7,12 +7,15 @@
  * @module @kdp/core/plugin
  */
 
-export { definePlugin } from './define-plugin';
+export { definePlugin, DEVICE_LIST_STRATEGIES } from './define-plugin';
 export type {
   AnyPluginDefinition,
+  ChangeProbe,
+  DeviceListStrategy,
   HealthPolicy,
   PluginContext,
   PluginDefinition,
+  ProbePaths,
   ResourceSet,
   ResourceSpec,
   SetupContext,

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
-import type { AnyPluginDefinition, PluginContext, WatchSpec } from './define-plugin';
+import type { AnyPluginDefinition, DeviceListStrategy, PluginContext, WatchSpec } from './define-plugin';
 
 /** What a plugin's context is built from. */
 export interface PluginContextInit {
@@ -10,6 +10,8 @@ export interface PluginContextInit {
   readonly host: Host;
   readonly flags: Readonly<Record<string, unknown>>;
   readonly cdiDir: string;
+  /** `--device-list-strategy`; undefined: each resource's default. */
+  readonly deviceListStrategy?: readonly DeviceListStrategy[] | undefined;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly signal: AbortSignal;
@@ -32,6 +34,7 @@ export function createPluginContext(init: PluginContextInit): MutablePluginConte
     },
     flags: init.flags as never,
     cdiDir: init.cdiDir,
+    deviceListStrategy: init.deviceListStrategy,
     logger: init.logger,
     clock: init.clock,
     signal: init.signal,

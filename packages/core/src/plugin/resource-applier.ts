@@ -2,8 +2,8 @@ import type { Clock, Logger } from '@kdp/base';
 import { defaultAllocation } from '../container-allocation';
 import type { DevicePlugin } from '../device-plugin';
 import { createPushSource, type PushSource } from '../device-source';
-import type { PluginDevice } from '../plugin-device';
-import { defineResource, type ResourceDeclaration } from '../resource-declaration';
+import type { ContainerAllocation, PluginDevice } from '../plugin-device';
+import { defineResource, type AllocateContext, type ResourceDeclaration } from '../resource-declaration';
 import type { ResourceSet, ResourceSpec } from './define-plugin';
 import { heldExclusion, type DeviceMemory } from './device-memory';
 import type { ExcludedDevice } from './discover-result';
@@ -19,6 +19,15 @@ export interface ResourceApplierOptions {
   readonly claim: (name: string) => boolean;
   /** Gives a name back. */
   readonly release: (name: string) => void;
+  /**
+   * Turns what a resource's `allocate` hook returned into the container's answer (the device-list strategy);
+   * default: unchanged.
+   */
+  readonly handOver?: (
+    spec: ResourceSpec<unknown>,
+    context: AllocateContext<unknown>,
+    allocation: ContainerAllocation,
+  ) => ContainerAllocation;
 }
 
 /** Keeps a plugin's served resources equal to its latest resource set. */
@@ -73,12 +82,13 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
         const allocation = current.allocate
           ? await current.allocate(context)
           : defaultAllocation(context.devices);
+        const answer = options.handOver ? options.handOver(current, context, allocation) : allocation;
         await current.afterAllocate?.(context, allocation);
         memory.allocated(
           spec.name,
           context.devices.map((device) => device.id),
         );
-        return allocation;
+        return answer;
       },
       ...(spec.preferredAllocation !== undefined
         ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { Code } from '../code';
 import { DevicePluginError } from '../device-plugin-error';
 import type { PluginDevice } from '../plugin-device';
+import { resolveCdiDevices } from '../testing/resolve-cdi-devices';
 import { runPluginCommand, startPluginRun, type PluginRun } from '../testing/start-plugin-run';
 import { definePlugin, type AnyPluginDefinition, type ResourceSpec } from './define-plugin';
 import { flag } from './flags';
@@ -47,6 +48,7 @@ function testPlugin(options: Options = {}): AnyPluginDefinition {
     flags: {
       dir: flag.path({ description: 'device files', valueName: 'DIR', default: '/nonexistent' }),
       mode: flag.enum({ description: 'a mode', values: ['fast', 'slow'], default: 'fast' }),
+      pace: flag.duration({ description: 'a pace', default: '1s', serveOnly: true }),
     },
     health: {
       holdUntilHealthy: options.holdUntilHealthy ?? false,
@@ -138,7 +140,7 @@ const put = (name: string, text = 'ok'): void => {
   writeFileSync(join(devices, `.${name}.tmp`), text);
   renameSync(join(devices, `.${name}.tmp`), join(devices, name));
 };
-const roots = (): string[] => ['--sysfs-root', root, '--dev-root', root, '--proc-root', root];
+const roots = (): string[] => ['--sysfs-root', root, '--dev-root', root];
 
 describe('runPlugin: --help, --version and usage errors', () => {
   it('prints --help generated from the common and the declared flags', async () => {
@@ -156,18 +158,21 @@ describe('runPlugin: --help, --version and usage errors', () => {
         'Flags:',
         '  --sysfs-root DIR             where sysfs is read [/sys]',
         '  --dev-root DIR               where device nodes are looked up [/dev]',
-        '  --proc-root DIR              where procfs is read [/proc]',
-        "  --device-plugin-dir DIR      the kubelet's socket directory [/var/lib/kubelet/device-plugins]",
-        '  --cdi-dir DIR                where CDI specs are written when CDI is enabled [/var/run/cdi]',
-        '  --metrics-address HOST:PORT  serve /metrics, /healthz, /readyz; off when absent',
+        "  --device-plugin-dir DIR      the kubelet's socket directory [/var/lib/kubelet/device-plugins] (serve)",
+        '  --device-list-strategy LIST  how Allocate hands devices over (default: each resource its own) (serve)',
+        '  --cdi-dir DIR                where CDI specs are written for the cdi strategy [/var/run/cdi] (serve)',
+        '  --registration MODE          kubelet (Register on kubelet.sock) or plugin-watcher [kubelet] (serve)',
+        "  --plugins-registry-dir DIR   the kubelet's plugin-watcher directory [/var/lib/kubelet/plugins_registry] (serve)",
+        '  --metrics-address HOST:PORT  serve /metrics, /healthz, /readyz; off when absent (serve)',
         '  --log-level LEVEL            JSON logs on stderr [info]',
-        '  --poll-interval DURATION     rescan at least this often; watched directories rescan at once [1h]',
+        '  --poll-interval DURATION     how often the change probe (without one: a full scan) runs [1h] (serve)',
         '  --output json|table          discover only: output format [table]',
         '',
         'Test device plugin flags:',
         '  --config FILE                YAML or JSON configuration; absent = documented defaults',
         '  --dir DIR                    device files [/nonexistent]',
         '  --mode fast|slow             a mode [fast]',
+        '  --pace DURATION              a pace [1s] (serve)',
         '',
         'Exit codes: 0 done (discover: the scan ran), 1 failure, 2 usage or configuration error.',
         '',
@@ -198,14 +203,34 @@ describe('runPlugin: --help, --version and usage errors', () => {
     [['discover', '--config='], '--config must not be empty'],
     [['discover', '--mode', 'medium'], '--mode "medium" is not one of fast, slow'],
     [['discover', '--mode', 'fast', '--mode', 'slow'], '--mode is given 2 times'],
+    [['discover', '--pace', '2s'], '--pace applies to serve only'],
     [
-      ['discover', '--poll-interval', 'soon'],
+      ['serve', '--poll-interval', 'soon'],
       '--poll-interval "soon" is not a duration (e.g. 500ms, 1s, 2m30s)',
     ],
-    [['discover', '--poll-interval', '10ms'], '--poll-interval 10ms is shorter than 50ms'],
+    [['serve', '--poll-interval', '10ms'], '--poll-interval 10ms is shorter than 50ms'],
     [
-      ['discover', '--metrics-address', '9100'],
+      ['serve', '--metrics-address', '9100'],
       '--metrics-address "9100" is not HOST:PORT (e.g. 0.0.0.0:9100, [::1]:9100 or :9100)',
+    ],
+    [['discover', '--poll-interval', '1s'], '--poll-interval applies to serve only'],
+    [['discover', '--metrics-address', ':9100'], '--metrics-address applies to serve only'],
+    [['discover', '--cdi-dir', '/tmp'], '--cdi-dir applies to serve only'],
+    [['discover', '--device-plugin-dir', '/tmp'], '--device-plugin-dir applies to serve only'],
+    [['discover', '--device-list-strategy', 'cdi'], '--device-list-strategy applies to serve only'],
+    [['serve', '--proc-root', '/proc'], "Unknown option '--proc-root'"],
+    [
+      ['serve', '--device-list-strategy', 'volume-mounts'],
+      '--device-list-strategy "volume-mounts": expected envvar, device-specs, cdi',
+    ],
+    [
+      ['serve', '--device-list-strategy', ','],
+      '--device-list-strategy names no strategy: expected envvar, device-specs, cdi',
+    ],
+    [['serve', '--registration', 'grpc'], '--registration "grpc" is not one of kubelet, plugin-watcher'],
+    [
+      ['serve', '--registration', 'plugin-watcher', '--plugins-registry-dir', '/nonexistent-kdp'],
+      '--plugins-registry-dir /nonexistent-kdp: no such directory',
     ],
     [['discover', '--output', 'xml'], '--output "xml" is not json or table'],
     [['serve', '--output', 'json'], '--output applies to discover only'],
@@ -423,6 +448,56 @@ describe('runPlugin: serve against kubelet-sim', () => {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) expect(run?.listeners(signal)).toBe(0);
     expect(readdirSync(dp).filter((name) => name.startsWith('example.com_'))).toEqual([]);
     run = undefined;
+  }, 60_000);
+
+  it('hands devices over by CDI with --device-list-strategy cdi: the spec exists before the kubelet sees the devices, its names resolve to what device-specs gives, and it goes at shutdown', async () => {
+    put('gpu.0');
+    put('gpu.1');
+    for (const node of ['gpu0', 'gpu1']) writeFileSync(join(root, node), 'c 240:0\n'); // /dev/gpuN under --dev-root
+    const cdiDir = join(root, 'cdi');
+    serve(testPlugin(), '--device-list-strategy', 'cdi', '--cdi-dir', cdiDir);
+    const registered = await sim.waitFor('registered', (e) => e.resource === 'example.com/gpu', 30_000);
+    expect(registered).toBeDefined();
+    expect(readdirSync(cdiDir)).toEqual(['kdp-k8s.device-plugin.example.com-gpu_test.json']);
+    await until('example.com/gpu', (s) => s.healthy.length === 2);
+    const admission = await sim.admit({ pod: 'p', container: 'c', resource: 'example.com/gpu', count: 2 });
+    const names = admission.response.cdiDevices.map((d) => d.name);
+    expect(admission.response).toMatchObject({ devices: [], mounts: [], envs: { TEST_DEVICES: '0,1' } });
+    expect(names).toEqual(['k8s.device-plugin.example.com/gpu=0', 'k8s.device-plugin.example.com/gpu=1']);
+    const resolved = resolveCdiDevices(cdiDir, names);
+    expect({ devices: resolved.devices, mounts: resolved.mounts }).toEqual({
+      devices: ['/dev/gpu0', '/dev/gpu1'].map((p) => ({ containerPath: p, hostPath: p, permissions: 'rw' })),
+      mounts: [{ containerPath: '/etc/test', hostPath: '/etc/test', readOnly: true }],
+    });
+    // A device whose node is not under --dev-root is advertised, but left out of the spec: Allocate says why.
+    put('gpu.2');
+    await until('example.com/gpu', (s) => s.healthy.length === 3);
+    await expect(
+      sim.admit({ pod: 'q', container: 'c', resource: 'example.com/gpu', count: 1 }),
+    ).rejects.toThrow(/device 2 has no CDI device: \/dev\/gpu2 is not a device node under --dev-root/);
+    run?.signal('SIGTERM');
+    expect(await run?.done).toBe(0);
+    run = undefined;
+    expect(readdirSync(cdiDir)).toEqual([]);
+  }, 60_000);
+
+  it('registers through the plugin watcher with --registration plugin-watcher', async () => {
+    const registry = join(root, 'plugins_registry');
+    mkdirSync(registry);
+    const watcherSim = await createKubeletSim({ dir: join(root, 'dp2'), pluginsRegistryDir: registry });
+    try {
+      put('gpu.0');
+      serve(testPlugin(), '--registration', 'plugin-watcher', '--plugins-registry-dir', registry);
+      await watcherSim.until('example.com/gpu', (s) => s.healthy.length === 1);
+      expect(readdirSync(registry).some((name) => name.startsWith('example.com_gpu'))).toBe(true);
+      expect(sim.resource('example.com/gpu')).toBeUndefined(); // nothing went to kubelet.sock
+      run?.signal('SIGTERM');
+      expect(await run?.done).toBe(0);
+      run = undefined;
+      expect(readdirSync(registry).filter((name) => name.startsWith('example.com_'))).toEqual([]);
+    } finally {
+      await watcherSim.close();
+    }
   }, 60_000);
 
   it('keeps the last devices when a scan throws, logs it once, and says when scans work again', async () => {

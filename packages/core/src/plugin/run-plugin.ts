@@ -108,7 +108,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   try {
     command = parseCommandLine(program, io.argv ?? process.argv.slice(2));
     if (command.command === 'serve' || command.command === 'discover')
-      await checkDirectories(command.common, command.command);
+      await checkDirectories(command.common, command.command, program);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderr.write(`${program.binary}: ${error.message}\n\nRun ${program.binary} --help for the flags.\n`);
@@ -155,7 +155,8 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   if (command.command === 'serve') signals.on('SIGHUP', onHup);
   const metrics = createPluginMetrics({
     build: { plugin: program.binary, version: program.version },
-    defaultMetrics: true,
+    // Process metrics only where someone can read them (their event-loop monitor has a cost of its own).
+    defaultMetrics: command.common.metricsAddress !== undefined,
   });
   let probeServer: ProbeServer | undefined;
   try {
@@ -310,6 +311,8 @@ async function serve(options: ServeOptions): Promise<number> {
   }
   const devicePlugin = createDevicePlugin({
     devicePluginDir: common.devicePluginDir,
+    registration: common.registration,
+    pluginsRegistryDir: common.pluginsRegistryDir,
     logger,
     clock: options.clock,
   });
@@ -322,6 +325,8 @@ async function serve(options: ServeOptions): Promise<number> {
         flags: invocation.flags,
         host: options.host,
         cdiDir: common.cdiDir,
+        deviceListStrategy: common.deviceListStrategy,
+        metrics,
         pollIntervalMs: common.pollIntervalMs,
         config: () => options.configs[index]?.current(),
         devicePlugin,

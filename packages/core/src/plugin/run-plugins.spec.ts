@@ -47,7 +47,7 @@ beforeEach(() => {
   writeFileSync(join(root, 'b', 'b1'), '');
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
-const roots = (): string[] => ['--sysfs-root', root, '--dev-root', root, '--proc-root', root];
+const roots = (): string[] => ['--sysfs-root', root, '--dev-root', root];
 
 describe('runPlugins', () => {
   it('prefixes each plugin flag and configuration with the plugin name in --help', async () => {

@@ -39,11 +39,13 @@ describe('createScanScheduler', () => {
   it('never overlaps scans and folds any number of requests during a scan into one more', async () => {
     const clock = createFakeClock();
     const gate = gatedScan();
+    const events: string[] = [];
     const scheduler = createScanScheduler({
       scan: gate.scan,
       intervalMs: () => 1000,
       watch: () => [],
       clock,
+      observe: (event) => events.push(event),
     });
     const first = scheduler.start();
     await flush();
@@ -51,10 +53,12 @@ describe('createScanScheduler', () => {
     for (let i = 0; i < 5; i++) scheduler.rescan();
     gate.release();
     await flush();
+    await flush(); // the scheduler yields to I/O between a scan and the one folded after it
     expect(gate.count).toBe(2);
     gate.release();
     await first;
     expect([gate.count, gate.most]).toEqual([2, 1]);
+    expect(events).toEqual(['start', 'rescan']); // the folded scan is counted once, under what asked for it
     await scheduler.stop();
   });
 
@@ -78,6 +82,45 @@ describe('createScanScheduler', () => {
     clock.advance(10_000);
     await flush();
     expect([count, clock.pending]).toEqual([2, 0]);
+  });
+
+  it('with a change probe, an interval tick scans only when the probe saw a change; rescan() always scans', async () => {
+    const clock = createFakeClock();
+    let count = 0;
+    let changed = false;
+    let probes = 0;
+    const events: string[] = [];
+    const scheduler = createScanScheduler({
+      scan: async () => void (count += 1),
+      intervalMs: () => 500,
+      watch: () => [],
+      clock,
+      changed: () => {
+        probes += 1;
+        if (probes === 4) throw new Error('unreadable');
+        return changed;
+      },
+      observe: (event) => events.push(event),
+    });
+    await scheduler.start();
+    for (let i = 0; i < 2; i++) {
+      clock.advance(500);
+      await flush();
+    }
+    expect([count, probes]).toEqual([1, 2]);
+    changed = true;
+    clock.advance(500);
+    await flush();
+    expect([count, probes]).toEqual([2, 3]);
+    changed = false;
+    clock.advance(500); // the probe throws: a probe that cannot run says nothing, so a scan runs
+    await flush();
+    expect([count, probes]).toEqual([3, 4]);
+    scheduler.rescan();
+    await flush();
+    expect([count, probes]).toEqual([4, 4]);
+    expect(events).toEqual(['start', 'unchanged', 'unchanged', 'probe', 'probe', 'rescan']);
+    await scheduler.stop();
   });
 
   it('scans on a change in a watched directory, and watches a directory once it appears', async () => {

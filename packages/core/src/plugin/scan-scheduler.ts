@@ -10,7 +10,17 @@ export interface ScanSchedulerOptions {
   /** Directories whose changes start a scan at once, read after every scan (new ones are watched). */
   readonly watch: () => readonly string[];
   readonly clock: Clock;
+  /**
+   * The change probe: on an interval tick, a full scan runs only when it returns true (a watch event or
+   * `rescan()` always scans). Absent: every tick scans.
+   */
+  readonly changed?: () => boolean;
+  /** Told what started each scan, and of every probe that found nothing changed (for metrics). */
+  readonly observe?: (event: ScanTrigger | 'unchanged') => void;
 }
+
+/** What started a scan: the start, a watched directory, `rescan()`, the interval (no probe) or the probe. */
+export type ScanTrigger = 'start' | 'watch' | 'rescan' | 'interval' | 'probe';
 
 /** When scans run: at start, after every interval, on every watched change and on request; never two at once. */
 export interface ScanScheduler {
@@ -30,12 +40,33 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
   const watchers = new Map<string, FSWatcher>();
   let timer: TimerHandle | undefined;
   let running: Promise<void> | undefined;
-  let again = false;
+  let again: ScanTrigger | undefined;
   let stopped = false;
 
   const schedule = (): void => {
     if (timer !== undefined) clock.clearTimeout(timer);
-    timer = stopped ? undefined : clock.setTimeout(() => void run(), options.intervalMs());
+    timer = stopped ? undefined : clock.setTimeout(tick, options.intervalMs());
+  };
+
+  /** An interval tick: the probe decides whether a full scan is needed. */
+  const tick = (): void => {
+    timer = undefined;
+    if (stopped || running !== undefined) return;
+    if (options.changed === undefined) {
+      void run('interval');
+      return;
+    }
+    let changed: boolean;
+    try {
+      changed = options.changed();
+    } catch {
+      changed = true; // a probe that cannot run says nothing: scan
+    }
+    if (changed) void run('probe');
+    else {
+      options.observe?.('unchanged');
+      schedule();
+    }
   };
 
   /** Watches what is declared now: new directories are added, ones no longer declared are closed. */
@@ -49,7 +80,7 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
     for (const path of wanted) {
       if (watchers.has(path)) continue;
       try {
-        const watcher = watch(path, { persistent: false }, () => rescan());
+        const watcher = watch(path, { persistent: false }, () => void run('watch'));
         watcher.on('error', () => {
           watcher.close();
           if (watchers.get(path) === watcher) watchers.delete(path);
@@ -61,18 +92,24 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
     }
   };
 
-  const run = (): Promise<void> => {
+  const run = (trigger: ScanTrigger): Promise<void> => {
     if (stopped) return Promise.resolve();
     if (running !== undefined) {
-      again = true;
+      // One more scan after this one, counted under the first trigger that asked for it.
+      again ??= trigger;
       return running;
     }
     running = (async () => {
-      do {
-        again = false;
+      let next: ScanTrigger | undefined = trigger;
+      while (next !== undefined && !stopped) {
+        options.observe?.(next);
+        again = undefined;
         await options.scan();
         if (!stopped) refreshWatches();
-      } while (again && !stopped);
+        next = again;
+        // Let I/O run before the next scan: the device list just pushed reaches the kubelet first.
+        if (next !== undefined) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     })().finally(() => {
       running = undefined;
       schedule();
@@ -80,10 +117,10 @@ export function createScanScheduler(options: ScanSchedulerOptions): ScanSchedule
     return running;
   };
 
-  const rescan = (): void => void run();
+  const rescan = (): void => void run('rescan');
 
   return {
-    start: () => run(),
+    start: () => run('start'),
     rescan,
     async stop() {
       stopped = true;

@@ -1,11 +1,15 @@
 import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
 import type { DevicePlugin } from '../device-plugin';
-import type { AnyPluginDefinition, ResourceSet } from './define-plugin';
+import type { PluginMetrics } from '../metrics/plugin-metrics';
+import { createCdiPublisher } from './cdi-publisher';
+import type { AnyPluginDefinition, ChangeProbe, DeviceListStrategy, ResourceSet } from './define-plugin';
+import { handOver, strategiesOf } from './device-list';
 import { createDeviceMemory } from './device-memory';
 import { parseDuration } from './flags';
 import { createPluginContext, watchedDirectories, type MutablePluginContext } from './plugin-context';
 import { createResourceApplier } from './resource-applier';
+import { readChangeProbe } from './read-change-probe';
 import { createScanScheduler, type ScanScheduler } from './scan-scheduler';
 import { createWarningLog } from './warning-log';
 
@@ -15,6 +19,10 @@ export interface ServePluginOptions {
   readonly flags: Readonly<Record<string, unknown>>;
   readonly host: Host;
   readonly cdiDir: string;
+  /** `--device-list-strategy`; undefined: each resource's own default. */
+  readonly deviceListStrategy: readonly DeviceListStrategy[] | undefined;
+  /** Scan and probe counters (optional). */
+  readonly metrics?: PluginMetrics;
   /** `--poll-interval`; undefined: the definition's own default. */
   readonly pollIntervalMs: number | undefined;
   /** The running configuration. */
@@ -50,6 +58,7 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
     host: options.host,
     flags: options.flags,
     cdiDir: options.cdiDir,
+    deviceListStrategy: options.deviceListStrategy,
     logger,
     clock: options.clock,
     signal: options.signal,
@@ -63,7 +72,21 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
     keep: definition.health?.keepVanished ?? 'all',
     holdUntilHealthy: definition.health?.holdUntilHealthy === true,
   });
+  const strategies = (spec: Parameters<typeof strategiesOf>[0]) =>
+    strategiesOf(spec, options.deviceListStrategy);
+  const cdi = createCdiPublisher({
+    dir: options.cdiDir,
+    plugin: definition.name,
+    host: options.host,
+    logger,
+    strategies,
+    signal: options.signal,
+  });
   const applier = createResourceApplier({
+    handOver: (spec, context, allocation) =>
+      handOver(spec, context.devices, allocation, strategies(spec), () =>
+        cdi.names(spec.name, context.devices),
+      ),
     plugin: options.devicePlugin,
     logger,
     clock: options.clock,
@@ -88,16 +111,36 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
     failing = `${what}: ${message}`;
   };
 
+  // The change probe of the last good scan, and what it read right then.
+  let probe: ChangeProbe | undefined;
+  let probeKey = '';
+  let baseline: string | undefined;
   const scanAndApply = async (): Promise<void> => {
     let set: ResourceSet;
     let step = 'scan';
+    // Read before the scan: when the scan leaves the probe as it was, a change during the scan is still seen.
+    const before = probe === undefined ? undefined : readChangeProbe(options.host, probe);
+    baseline = undefined;
     try {
       const scan = await definition.scan.run(ctx);
       step = 'resources';
       set = definition.resources(scan, ctx);
-      step = 'advertise hook';
-      const advertised = await applier.apply(set, (next) => definition.hooks?.advertise?.(next, ctx));
-      warnings.report(advertised.warnings ?? []);
+      step = 'change probe';
+      const next = definition.scan.probe?.(scan, ctx);
+      const nextKey = next === undefined ? '' : JSON.stringify(next);
+      let cdiWarnings: string[] = [];
+      const advertised = await applier.apply(set, async (advertising) => {
+        step = 'CDI spec';
+        cdiWarnings = await cdi.publish(advertising);
+        step = 'advertise hook';
+        await definition.hooks?.advertise?.(advertising, ctx);
+      });
+      warnings.report([...(advertised.warnings ?? []), ...cdiWarnings]);
+      if (next !== undefined)
+        baseline =
+          nextKey === probeKey && before !== undefined ? before : readChangeProbe(options.host, next);
+      probe = next;
+      probeKey = nextKey;
       excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
     } catch (error) {
       fail(step, error);
@@ -116,6 +159,15 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
         intervalMs: () => options.pollIntervalMs ?? defaultInterval,
         watch: () => watchedDirectories(options.host, definition.scan.watch?.(ctx)),
         clock: options.clock,
+        ...(definition.scan.probe !== undefined
+          ? {
+              changed: () =>
+                probe === undefined ||
+                baseline === undefined ||
+                readChangeProbe(options.host, probe) !== baseline,
+            }
+          : {}),
+        observe: (event) => options.metrics?.scan(definition.name, event),
       });
       await scheduler.start();
       const served = applier.names();
@@ -133,6 +185,7 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
       } catch (error) {
         logger.error({ err: error }, 'stop hook failed');
       }
+      await cdi.remove();
     },
   };
 }

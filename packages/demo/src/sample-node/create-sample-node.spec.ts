@@ -35,7 +35,9 @@ describe('createSampleNode', () => {
   const discover = async (plugin: PluginName): Promise<DiscoverDocument> => {
     const args = [
       ...['discover', '--output', 'json', '--config', node.configs[plugin]],
-      ...['--sysfs-root', node.sysfsRoot, '--proc-root', node.procRoot, '--dev-root', node.devRoot],
+      ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot],
+      // Only the plugins that read procfs take --proc-root.
+      ...(plugin === 'gpu' || plugin === 'sriov' ? ['--proc-root', node.procRoot] : []),
     ];
     const { stdout } = await run(process.execPath, [bundles[plugin], ...args], { timeout: 30_000 });
     return JSON.parse(stdout) as DiscoverDocument;

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { createRequire } from 'node:module';
 
 /** A bundled entry point, ready to run as a process. */
 export interface EntryBundle {
@@ -26,6 +26,8 @@ export interface BundleEntryOptions {
 export function bundleEntry(entry: string, options: BundleEntryOptions = {}): EntryBundle {
   const privateDir = options.outfile === undefined ? mkdtempSync(join(tmpdir(), 'kdp-bin-')) : undefined;
   const path = options.outfile ?? join(privateDir ?? dirname(entry), 'main.js');
+  // Loaded here, not at import: bundles of benchmarks that import this entry leave esbuild out.
+  const { buildSync } = createRequire(__filename)('esbuild') as typeof import('esbuild');
   buildSync({
     entryPoints: [entry],
     bundle: true,

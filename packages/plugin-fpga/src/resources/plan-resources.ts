@@ -103,7 +103,10 @@ export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPr
     add(amdResourceName(card.vbnv, card.timestamp), path, amdDevice(card, config.amd.includeManagement));
   }
 
-  const preferred = topologyPreferredAllocation<FpgaPayload>();
+  // NUMA first, then PCIe distance, on every resource (one with a single device today may get more on a hot-plug).
+  const preferred = topologyPreferredAllocation<FpgaPayload>(
+    scan.numaDistances !== undefined ? { distances: scan.numaDistances } : {},
+  );
   const resources = [...groups.keys()].sort().map((name): ResourceSpec<FpgaPayload> => {
     const rule = config.programming.find((r) => name === `${INTEL_FPGA_DOMAIN}/region-${r.interfaceId}`);
     const devices = (groups.get(name) ?? []).sort(byId);

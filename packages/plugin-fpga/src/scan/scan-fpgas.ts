@@ -9,6 +9,8 @@ export interface FpgaScan {
   readonly amd: readonly AmdCard[];
   readonly excluded: readonly ExcludedDevice[];
   readonly warnings: readonly string[];
+  /** NUMA node → node → distance, for preferred allocations; absent: nodes are only told apart, not ranked. */
+  readonly numaDistances?: ReadonlyMap<number, ReadonlyMap<number, number>>;
 }
 
 /** PCI class of processing accelerators, which Intel's FPGA functions carry. */
@@ -32,5 +34,6 @@ export async function scanFpgas(host: Host): Promise<FpgaScan> {
     amd: amd.cards,
     excluded: [...intel.excluded, ...amd.excluded, ...unclaimed],
     warnings: [...pci.warnings, ...intel.warnings, ...amd.warnings],
+    numaDistances: pci.numa.distances,
   };
 }

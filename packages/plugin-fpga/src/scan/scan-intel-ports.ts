@@ -24,6 +24,8 @@ export interface IntelPort {
   readonly interfaceId: FpgaIdRead;
   /** Where the interface ID was read, for messages. */
   readonly interfaceIdPath: string;
+  /** The interface ID file, root-relative, when the port has an FME (its own or its PF's). */
+  readonly interfaceIdFile?: string;
   /** Why the port is unhealthy; empty when healthy. */
   readonly problems: readonly string[];
   readonly pci?: FpgaPciInfo;
@@ -181,6 +183,7 @@ async function readPort(
     afuId,
     interfaceId,
     interfaceIdPath: owner ? `/sys/${owner.idPath}` : `/sys/${container.dir}: no FME, and no FME on a PF`,
+    ...(owner ? { interfaceIdFile: owner.idPath } : {}),
     problems,
     ...(container.pci ? { pci: container.pci } : {}),
   };

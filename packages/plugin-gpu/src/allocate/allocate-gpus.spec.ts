@@ -11,13 +11,14 @@ import {
   INTEL_GPUS,
   NVIDIA_UUIDS,
 } from '../testing';
-import { allocateGpus } from './allocate-gpus';
+import { allocateGpus, gpuCdiName, nvidiaDeviceListStrategy, nvidiaVisibleDevices } from './allocate-gpus';
 
 // Expected payloads are what the established plugins return for the same devices (see
 // shared/reference/gpu-anchors.md): NVIDIA k8s-device-plugin's default `envvar` strategy sets only
 // NVIDIA_VISIBLE_DEVICES=<uuid,…>; with PASS_DEVICE_SPECS it adds /dev/nvidiactl, /dev/nvidia-uvm,
 // /dev/nvidia-uvm-tools, /dev/nvidia-modeset and /dev/nvidiaN (rw); CDI names are
-// k8s.device-plugin.nvidia.com/gpu=<uuid>. ROCm's plugin returns /dev/kfd, /dev/dri/cardN, /dev/dri/renderDN
+// k8s.device-plugin.nvidia.com/gpu=<uuid>. Here the hook returns the device specs; the runtime keeps them,
+// turns them into CDI specs or replaces them by NVIDIA_VISIBLE_DEVICES per strategy. ROCm's plugin returns /dev/kfd, /dev/dri/cardN, /dev/dri/renderDN
 // (rw) and no env. Intel's returns the card and render nodes (rw) and read-only /dev/dri/by-path mounts.
 
 describe('allocateGpus', () => {
@@ -35,46 +36,54 @@ describe('allocateGpus', () => {
     ids.map((id) => devices.find((d) => d.id === id) as PluginDevice<GpuPayload>);
   const rw = (path: string) => ({ containerPath: path, hostPath: path, permissions: 'rw' });
 
-  it('NVIDIA default (envvar): NVIDIA_VISIBLE_DEVICES only, like NVIDIA k8s-device-plugin', async () => {
+  it('NVIDIA: the control nodes once, then each GPU’s node, whatever the strategy (as PASS_DEVICE_SPECS)', async () => {
     const config = gpuConfig();
     const devices = await devicesOf(buildNvidiaMachine, config);
-    const ids = [NVIDIA_UUIDS['0000:04:00.0'], NVIDIA_UUIDS['0000:03:00.0']];
+    const ids = [NVIDIA_UUIDS['0000:83:00.0'], NVIDIA_UUIDS['0000:03:00.0']];
     expect(allocateGpus(pick(devices, ids), config)).toEqual({
-      envs: { NVIDIA_VISIBLE_DEVICES: ids.join(',') },
-    });
-  });
-
-  it('NVIDIA passDeviceSpecs + cdi: node list and CDI names as NVIDIA emits them', async () => {
-    const config = gpuConfig({ nvidia: { deviceListStrategy: ['envvar', 'cdi'], passDeviceSpecs: true } });
-    const devices = await devicesOf(buildNvidiaMachine, config);
-    const uuid = NVIDIA_UUIDS['0000:83:00.0'];
-    expect(allocateGpus(pick(devices, [uuid]), config)).toEqual({
-      envs: { NVIDIA_VISIBLE_DEVICES: uuid },
-      cdiDevices: [`k8s.device-plugin.nvidia.com/gpu=${uuid}`],
       devices: [
         '/dev/nvidiactl',
         '/dev/nvidia-uvm',
         '/dev/nvidia-uvm-tools',
         '/dev/nvidia-modeset',
         '/dev/nvidia2',
+        '/dev/nvidia0',
       ].map(rw),
+      mounts: [],
+    });
+    // No env and no CDI names: the runtime adds NVIDIA_VISIBLE_DEVICES (envvar) or the CDI names (cdi).
+    const cdi = gpuConfig({ nvidia: { deviceListStrategy: ['cdi'] } });
+    expect(allocateGpus(pick(devices, ids), cdi)).toEqual(allocateGpus(pick(devices, ids), config));
+  });
+
+  it('NVIDIA_VISIBLE_DEVICES: the GPU UUIDs in request order, MIG IDs as they are', async () => {
+    const devices = await devicesOf(buildNvidiaMachine);
+    const mig = `MIG-${NVIDIA_UUIDS['0000:86:00.0']}/2/0`;
+    expect(nvidiaVisibleDevices(pick(devices, [NVIDIA_UUIDS['0000:04:00.0'], mig]))).toEqual({
+      NVIDIA_VISIBLE_DEVICES: `${NVIDIA_UUIDS['0000:04:00.0']},${mig}`,
     });
   });
 
-  it('NVIDIA MIG: parent node plus GI and CI capability nodes; CDI name without "/"', async () => {
-    const config = gpuConfig({ nvidia: { deviceListStrategy: ['cdi'], passDeviceSpecs: true } });
+  it('NVIDIA default strategies: the configured list, device-specs added by passDeviceSpecs', () => {
+    expect(nvidiaDeviceListStrategy(gpuConfig())).toEqual(['envvar']);
+    expect(
+      nvidiaDeviceListStrategy(
+        gpuConfig({ nvidia: { deviceListStrategy: ['envvar', 'cdi'], passDeviceSpecs: true } }),
+      ),
+    ).toEqual(['envvar', 'cdi', 'device-specs']);
+  });
+
+  it('NVIDIA MIG: parent node plus GI and CI capability nodes; CDI name with ":" for "/"', async () => {
+    const config = gpuConfig();
     const devices = await devicesOf(buildNvidiaMachine, config);
     const id = `MIG-${NVIDIA_UUIDS['0000:86:00.0']}/2/0`;
-    const allocation = allocateGpus(pick(devices, [id]), config);
-    expect(allocation.cdiDevices).toEqual([
-      `k8s.device-plugin.nvidia.com/gpu=MIG-${NVIDIA_UUIDS['0000:86:00.0']}:2:0`,
-    ]);
-    expect(allocation.envs).toBeUndefined();
-    expect(allocation.devices?.slice(-3).map((d) => d.hostPath)).toEqual([
-      '/dev/nvidia3',
-      '/dev/nvidia-caps/nvidia-cap426',
-      '/dev/nvidia-caps/nvidia-cap427',
-    ]);
+    const [device] = pick(devices, [id]);
+    expect(gpuCdiName(device as PluginDevice<GpuPayload>)).toBe(`MIG-${NVIDIA_UUIDS['0000:86:00.0']}:2:0`);
+    expect(
+      allocateGpus([device as PluginDevice<GpuPayload>], config)
+        .devices?.slice(-3)
+        .map((d) => d.hostPath),
+    ).toEqual(['/dev/nvidia3', '/dev/nvidia-caps/nvidia-cap426', '/dev/nvidia-caps/nvidia-cap427']);
   });
 
   it('AMD: /dev/kfd once, then each GPU’s card and render node, no env (as ROCm)', async () => {
@@ -102,13 +111,20 @@ describe('allocateGpus', () => {
     });
   });
 
-  it('replicas map back to one GPU; failRequestsGreaterThanOne refuses two replicas', async () => {
+  it('replicas map back to one GPU (nodes, env and CDI name); failRequestsGreaterThanOne refuses two', async () => {
     const config = gpuConfig({ sharing: { replicas: 4 } });
     const devices = await devicesOf(buildNvidiaMachine, config);
     const uuid = NVIDIA_UUIDS['0000:03:00.0'];
-    expect(allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::3`]), config)).toEqual({
-      envs: { NVIDIA_VISIBLE_DEVICES: uuid },
-    });
+    const two = pick(devices, [`${uuid}::0`, `${uuid}::3`]);
+    expect(allocateGpus(two, config).devices?.map((d) => d.hostPath)).toEqual([
+      '/dev/nvidiactl',
+      '/dev/nvidia-uvm',
+      '/dev/nvidia-uvm-tools',
+      '/dev/nvidia-modeset',
+      '/dev/nvidia0',
+    ]);
+    expect(nvidiaVisibleDevices(two)).toEqual({ NVIDIA_VISIBLE_DEVICES: uuid });
+    expect(two.map(gpuCdiName)).toEqual([uuid, uuid]);
     const strict = gpuConfig({ sharing: { replicas: 4, failRequestsGreaterThanOne: true } });
     expect(() => allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::1`]), strict)).toThrow(
       expect.objectContaining({

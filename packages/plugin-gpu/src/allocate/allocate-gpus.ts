@@ -5,10 +5,10 @@ import {
   type DeviceNode,
   type PluginDevice,
 } from '@kdp/core';
+import type { DeviceListStrategy } from '@kdp/core/plugin';
 import type { GpuConfig } from '../config';
 import type { GpuPayload } from '../resources/plan-resources';
 import type { Gpu } from '../scan/gpu';
-import { NVIDIA_CDI_KIND, nvidiaCdiName } from './nvidia-cdi';
 
 /** The physical GPUs behind a container's devices (replicas folded), in request order. */
 export function physicalGpus(devices: readonly PluginDevice<GpuPayload>[]): Gpu[] {
@@ -25,9 +25,10 @@ const nodesOf = (gpus: readonly Gpu[]): DeviceNode[] =>
   }));
 
 /**
- * One container's allocation. NVIDIA: `NVIDIA_VISIBLE_DEVICES` and/or CDI names (`deviceListStrategy`), plus
- * the device nodes with `passDeviceSpecs`. AMD: /dev/kfd and the card/render nodes. Intel: card/render nodes
- * and read-only /dev/dri/by-path mounts. Replicas map back to their GPU.
+ * One container's device specs, for every vendor and every strategy (the runtime keeps them for `device-specs`,
+ * turns them into CDI specs for `cdi`, and drops them otherwise): the shared control nodes (`/dev/nvidiactl`…,
+ * `/dev/kfd`) and each GPU's own nodes, plus Intel's read-only `/dev/dri/by-path` mounts. Replicas map back to
+ * their GPU; with `sharing.failRequestsGreaterThanOne` a container asking for two replicas is refused.
  */
 export function allocateGpus(
   devices: readonly PluginDevice<GpuPayload>[],
@@ -41,18 +42,25 @@ export function allocateGpus(
     );
   }
   const gpus = physicalGpus(devices);
-  const kind = gpus[0]?.kind;
-  if (kind === 'nvidia' || kind === 'nvidia-mig') {
-    const strategies = config.nvidia.deviceListStrategy;
-    return {
-      ...(strategies.includes('envvar')
-        ? { envs: { NVIDIA_VISIBLE_DEVICES: gpus.map((gpu) => gpu.id).join(',') } }
-        : {}),
-      ...(strategies.includes('cdi')
-        ? { cdiDevices: gpus.map((gpu) => `${NVIDIA_CDI_KIND}=${nvidiaCdiName(gpu)}`) }
-        : {}),
-      ...(config.nvidia.passDeviceSpecs ? { devices: nodesOf(gpus) } : {}),
-    };
-  }
   return { devices: nodesOf(gpus), mounts: gpus.flatMap((gpu) => gpu.mounts) };
+}
+
+/** `NVIDIA_VISIBLE_DEVICES` of a container (the `envvar` strategy): its GPUs' IDs, replicas folded. */
+export function nvidiaVisibleDevices(devices: readonly PluginDevice<GpuPayload>[]): Record<string, string> {
+  return {
+    NVIDIA_VISIBLE_DEVICES: physicalGpus(devices)
+      .map((gpu) => gpu.id)
+      .join(','),
+  };
+}
+
+/** The default strategies of NVIDIA resources: `nvidia.deviceListStrategy`, plus `device-specs` with `passDeviceSpecs`. */
+export function nvidiaDeviceListStrategy(config: GpuConfig): DeviceListStrategy[] {
+  const { deviceListStrategy, passDeviceSpecs } = config.nvidia;
+  return [...deviceListStrategy, ...(passDeviceSpecs ? (['device-specs'] as const) : [])];
+}
+
+/** The CDI device name of a GPU or MIG device ("/" is not allowed in CDI names, so MIG uses ":"). */
+export function gpuCdiName(device: PluginDevice<GpuPayload>): string {
+  return (device.payload?.gpu.id ?? device.id).replaceAll('/', ':');
 }

@@ -62,14 +62,47 @@ export function lowestWeightSubset<T>(
   return chosen;
 }
 
+type Topology = (context: PreferredAllocationContext<GpuPayload>) => readonly string[];
+
+/** NUMA nodes of a device as a key (`""` when unknown). */
+const numaOf = (device: PluginDevice<GpuPayload>): string => [...(device.numaNodes ?? [])].sort().join(',');
+
 /**
- * Replicas (time-slicing): spread over GPUs, taking each next replica from the GPU with the most free
- * replicas (NVIDIA's "distributed" policy), so that shared GPUs fill evenly.
+ * The replicas a request should be taken from: those on the NUMA nodes of the must-include replicas, else on the
+ * emptiest NUMA node (the most free replicas) that holds the request; when no single node does, on the NUMA
+ * node set that @kdp/topology's chooser picks for it (fewest nodes, then closest).
  */
-function distributeReplicas(context: PreferredAllocationContext<GpuPayload>): string[] {
+function numaScope(
+  context: PreferredAllocationContext<GpuPayload>,
+  topology: Topology,
+): readonly PluginDevice<GpuPayload>[] {
+  const { available, mustInclude, size } = context;
+  if (mustInclude.length === 0) {
+    const free = new Map<string, PluginDevice<GpuPayload>[]>();
+    for (const device of available) {
+      const numa = numaOf(device);
+      free.set(numa, [...(free.get(numa) ?? []), device]);
+    }
+    const emptiest = [...free.entries()]
+      .filter(([numa, devices]) => numa !== '' && !numa.includes(',') && devices.length >= size)
+      .sort(([na, a], [nb, b]) => b.length - a.length || Number(na) - Number(nb))[0];
+    if (emptiest !== undefined) return emptiest[1];
+  }
+  const chosen = new Set(topology(context));
+  const nodes = new Set(available.filter((d) => chosen.has(d.id)).map(numaOf));
+  return available.filter((device) => nodes.has(numaOf(device)) || mustInclude.includes(device.id));
+}
+
+/**
+ * Replicas (time-slicing): first the NUMA node the request belongs on ({@link numaScope}), then spread over its
+ * GPUs, taking each next replica from the GPU with the fewest replicas taken and the most free (NVIDIA's
+ * "distributed" policy), so that shared GPUs fill evenly.
+ */
+function distributeReplicas(context: PreferredAllocationContext<GpuPayload>, topology: Topology): string[] {
+  const scope = numaScope(context, topology);
   const chosen = [...context.mustInclude];
   const free = new Map<string, string[]>();
-  for (const device of context.available) {
+  for (const device of scope) {
     if (chosen.includes(device.id)) continue;
     const gpu = device.payload?.gpu.id ?? device.id;
     free.set(gpu, [...(free.get(gpu) ?? []), device.id]);
@@ -95,15 +128,16 @@ function distributeReplicas(context: PreferredAllocationContext<GpuPayload>): st
 }
 
 /**
- * The GetPreferredAllocation hook: replicas spread over GPUs; AMD GPUs with XGMI links by ROCm's pair weights;
- * everything else by NUMA and PCIe locality through @kdp/topology.
+ * The GetPreferredAllocation hook of every GPU resource: replicas on one NUMA node, spread over its GPUs; AMD
+ * GPUs with XGMI links by ROCm's pair weights; everything else (NVIDIA, MIG, Intel, AMD without XGMI) by NUMA
+ * and PCIe locality through @kdp/topology.
  */
 export function preferredAllocation(
   replicas: number,
 ): (context: PreferredAllocationContext<GpuPayload>) => readonly string[] {
   const topology = topologyPreferredAllocation<GpuPayload>();
   return (context) => {
-    if (replicas > 1) return distributeReplicas(context);
+    if (replicas > 1) return distributeReplicas(context, topology);
     if (context.available.some((device) => (device.payload?.gpu.xgmiPeers.length ?? 0) > 0)) {
       const must = context.available.filter((device) => context.mustInclude.includes(device.id));
       return lowestWeightSubset(context.available, must, context.size, amdPairWeight).map(

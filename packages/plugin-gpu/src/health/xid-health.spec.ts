@@ -17,7 +17,13 @@ const gpu = (id: string, problems: string[] = [], parent?: string, kind?: Gpu['k
   problems,
   xgmiPeers: [],
 });
-const scan = (...gpus: Gpu[]): GpuScan => ({ gpus, excluded: [], warnings: [] });
+const scan = (...gpus: Gpu[]): GpuScan => ({
+  gpus,
+  excluded: [],
+  warnings: [],
+  candidates: [],
+  procfsDirs: [],
+});
 const problemsOf = (result: GpuScan): Array<[string, readonly string[]]> =>
   result.gpus.map((g) => [g.id, g.problems]);
 

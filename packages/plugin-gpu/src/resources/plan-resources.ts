@@ -1,6 +1,11 @@
 import type { PluginDevice } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
-import { allocateGpus } from '../allocate/allocate-gpus';
+import {
+  allocateGpus,
+  gpuCdiName,
+  nvidiaDeviceListStrategy,
+  nvidiaVisibleDevices,
+} from '../allocate/allocate-gpus';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
@@ -38,7 +43,8 @@ export function gpuDevices(gpu: Gpu, replicas: number): PluginDevice<GpuPayload>
 
 /**
  * The resources of a scan: each GPU under its resource name (kind, model and configuration decide), in name
- * order, each resource with GPU Allocate and GetPreferredAllocation.
+ * order, each resource with GPU Allocate and GetPreferredAllocation, and one CDI device per physical GPU.
+ * NVIDIA resources default to `nvidia.deviceListStrategy` (`NVIDIA_VISIBLE_DEVICES`), the others to device specs.
  */
 export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   const byName = new Map<string, PluginDevice<GpuPayload>[]>();
@@ -46,11 +52,19 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
     const name = resourceNameOf(gpu, config);
     byName.set(name, [...(byName.get(name) ?? []), ...gpuDevices(gpu, config.sharing.replicas)]);
   }
-  const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => ({
-    name,
-    devices: byName.get(name) ?? [],
-    allocate: ({ devices }) => allocateGpus(devices, config),
-    preferredAllocation: preferredAllocation(config.sharing.replicas),
-  }));
+  const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => {
+    const devices = byName.get(name) ?? [];
+    const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
+    return {
+      name,
+      devices,
+      allocate: ({ devices: chosen }) => allocateGpus(chosen, config),
+      preferredAllocation: preferredAllocation(config.sharing.replicas),
+      cdi: { deviceName: gpuCdiName },
+      ...(nvidia
+        ? { deviceListStrategy: nvidiaDeviceListStrategy(config), deviceListEnv: nvidiaVisibleDevices }
+        : {}),
+    };
+  });
   return { resources, excluded: scan.excluded, warnings: scan.warnings };
 }

@@ -34,9 +34,22 @@ export interface Gpu {
   readonly xgmiPeers: readonly string[];
 }
 
+/** A PCI function the scan took for a GPU (advertised or excluded), as the change probe re-reads it. */
+export interface GpuCandidate {
+  readonly address: string;
+  /** PCI vendor ID (`0x10de`, `0x1002`, `0x8086`). */
+  readonly vendor: string;
+  /** Whether it is an SR-IOV physical function (its `sriov_numvfs` decides whether it is advertised). */
+  readonly sriov: boolean;
+}
+
 /** What one scan of the machine found. */
 export interface GpuScan {
   readonly gpus: readonly Gpu[];
   readonly excluded: readonly ExcludedDevice[];
   readonly warnings: readonly string[];
+  /** Every GPU candidate, advertised or not. */
+  readonly candidates: readonly GpuCandidate[];
+  /** procfs directories whose listing the scan used (MIG instances under /proc/driver/nvidia/capabilities). */
+  readonly procfsDirs: readonly string[];
 }

@@ -6,6 +6,8 @@ import type { Gpu } from './gpu';
 export interface ScanContext extends Host {
   readonly excluded: ExcludedDevice[];
   readonly warnings: string[];
+  /** procfs directories listed, for the change probe. */
+  readonly procfsDirs: string[];
 }
 
 /** Adds an `excluded` entry for a PCI function. */

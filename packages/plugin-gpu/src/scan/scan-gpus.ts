@@ -22,7 +22,7 @@ export function isGpuCandidate(pci: PciDevice): boolean {
 
 /** One scan of the machine: every GPU candidate becomes GPUs (with health problems) or an `excluded` entry. */
 export async function scanGpus(host: Host): Promise<GpuScan> {
-  const ctx: ScanContext = { ...host, excluded: [], warnings: [] };
+  const ctx: ScanContext = { ...host, excluded: [], warnings: [], procfsDirs: [] };
   const pci = await enumeratePciDevices(host.sysfs);
   ctx.warnings.push(...pci.warnings);
   const candidates = pci.devices.filter(isGpuCandidate);
@@ -39,5 +39,15 @@ export async function scanGpus(host: Host): Promise<GpuScan> {
       ctx.warnings.push(`${candidate.address}: ${String(error)}; skipped`);
     }
   }
-  return { gpus, excluded: ctx.excluded, warnings: ctx.warnings };
+  return {
+    gpus,
+    excluded: ctx.excluded,
+    warnings: ctx.warnings,
+    candidates: candidates.map((c) => ({
+      address: c.address,
+      vendor: c.vendor ?? '',
+      sriov: c.sriov !== undefined,
+    })),
+    procfsDirs: ctx.procfsDirs,
+  };
 }

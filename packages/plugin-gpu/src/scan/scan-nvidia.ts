@@ -100,10 +100,12 @@ async function scanMig(
     return text === undefined ? undefined : parseDeviceFileMinor(text);
   };
   const out: MigInstance[] = [];
+  ctx.procfsDirs.push(base);
   for (const giName of await ctx.procfs.list(base)) {
     const gi = /^gi(\d{1,3})$/.exec(giName)?.[1];
     if (gi === undefined) continue;
     const giMinor = await capMinor(`gi${gi}`);
+    ctx.procfsDirs.push(`${base}/gi${gi}`);
     for (const ciName of await ctx.procfs.list(`${base}/gi${gi}`)) {
       const ci = /^ci(\d{1,3})$/.exec(ciName)?.[1];
       if (ci === undefined) continue;

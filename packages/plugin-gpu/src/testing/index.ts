@@ -23,3 +23,5 @@ export {
 export { fixtureDevices, fixtureHost, gpuConfig, rootFlags } from './fixture-devices';
 export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
 export type { GpuSlot } from './pci-gpus';
+export { bindDriver, replugGpu, unbindDriver, unplugGpu } from './hot-plug';
+export { buildNvidiaServer, nvidiaServerAddress, nvidiaServerUuid } from './nvidia-server';

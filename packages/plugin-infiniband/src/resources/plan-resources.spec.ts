@@ -44,7 +44,7 @@ describe('planResources', () => {
     expect(b?.name).toBe('rdma/hca_shared_devices_b');
     expect(b?.devices).toEqual([]);
     expect(result.warnings).toEqual([
-      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev and sysfs change and at least every --poll-interval',
+      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev change and whenever the --poll-interval probe sees an RDMA class or port state change',
       'rdma/hca_shared_devices_b: no RDMA device matches its selectors; it advertises no devices',
     ]);
     expect(result.excluded.map((e) => e.path)).toEqual([
@@ -105,6 +105,47 @@ describe('planResources', () => {
       })),
     );
     expect(result.excluded).toEqual([expect.objectContaining({ path: '/sys/class/infiniband/bnxt_re0' })]);
+  });
+
+  it('every resource answers GetPreferredAllocation: exclusive by NUMA node, shared by the HCAs behind the IDs', async () => {
+    const result = await plan(
+      config(
+        JSON.stringify({
+          configList: [
+            { resourceName: 'ex', mode: 'exclusive', selectors: { vendors: ['15b3', '8086'] } },
+            { resourceName: 'all', rdmaHcaMax: 4 },
+            { resourceName: 'cx5', rdmaHcaMax: 3, selectors: { deviceIDs: ['1017'] } },
+          ],
+        }),
+      ),
+    );
+    const [ex, all, cx5] = result.resources;
+    if (ex === undefined || all === undefined || cx5 === undefined)
+      throw new Error('three resources expected');
+    const ask = async (resource: typeof ex, mustInclude: string[], size: number): Promise<string[]> =>
+      [
+        ...((await resource.preferredAllocation?.({
+          resource: resource.name,
+          available: resource.devices,
+          mustInclude,
+          size,
+        })) ?? []),
+      ].sort();
+    // Asked for two with the ConnectX-3 (node 0): the HFI, the other node-0 device.
+    expect(await ask(ex, ['0000:3b:00.0'], 2)).toEqual(['0000:3b:00.0', '0000:5e:00.0']);
+    expect(await ask(ex, ['0000:d8:00.0'], 2)).toEqual(['0000:af:00.0', '0000:d8:00.0']);
+    // Shared IDs stand for every matched HCA: their locality is all the HCAs' NUMA nodes, even where the
+    // advertised numaNodes stays empty (an ID spanning two nodes would fail single-numa-node admission).
+    expect(all.devices[0]?.numaNodes).toEqual([]);
+    expect(all.devices.map((d) => d.payload?.locality)).toEqual(
+      Array.from({ length: 4 }, () => ({ numaNodes: [0, 1], pciePath: [] })),
+    );
+    expect(await ask(all, ['3'], 2)).toEqual(['0', '3']);
+    expect(cx5.devices[0]?.payload?.locality).toEqual({ numaNodes: [1], pciePath: [] });
+    expect(await ask(cx5, [], 2)).toHaveLength(2);
+    // One CDI device for all IDs of a shared resource (they grant the same nodes); exclusive IDs keep their own.
+    expect(new Set(all.devices.map((d) => all.cdi?.deviceName?.(d)))).toEqual(new Set(['hcas']));
+    expect(ex.cdi).toBeUndefined();
   });
 
   it('exclusive per RDMA-capable VF: a VF with its own ibdev is one device, naming its PF', async () => {

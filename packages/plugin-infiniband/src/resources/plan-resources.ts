@@ -1,14 +1,18 @@
 import { topologyPreferredAllocation, type PluginDevice } from '@kdp/core';
 import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin';
+import type { DeviceLocality } from '@kdp/topology';
 import { resourceNameOf, type RdmaConfig, type RdmaResourceConfig } from '../config';
 import type { RdmaHca, RdmaInventory, RdmaPort } from '../scan/read-rdma-inventory';
 import { hcaDeviceNodes } from './hca-device-nodes';
 import { hcaHealth } from './hca-health';
 import { matchSelectors } from './match-selectors';
+import { createSharedPreferredAllocation } from './shared-preferred-allocation';
 
-/** What a device carries to the allocate hook: the RDMA devices (ibdev names) it grants. */
+/** What a device carries to the hooks: the RDMA devices (ibdev names) it grants, and where they sit. */
 export interface RdmaPayload {
   readonly ibdevs: readonly string[];
+  /** Every NUMA node of those RDMA devices and their common PCIe path, for preferred allocation. */
+  readonly locality: DeviceLocality;
 }
 
 /** Every resource of the configuration against one inventory, with what was seen but not advertised. */
@@ -20,7 +24,7 @@ export interface ResourcePlan extends ResourceSet {
 
 /** What the plan needs beyond the configuration and the inventory. */
 export interface PlanOptions {
-  /** The machine's NUMA distance matrix, for exclusive resources' preferred allocation. */
+  /** The machine's NUMA distance matrix, for preferred allocation. */
   readonly distances?: ReadonlyMap<number, ReadonlyMap<number, number>>;
 }
 
@@ -31,6 +35,8 @@ interface Matched {
 
 const SHARED_PERMISSIONS = 'rwm'; // as k8s-rdma-shared-dev-plugin
 const EXCLUSIVE_PERMISSIONS = 'rw'; // as sriov-network-device-plugin with isRdma
+/** The CDI device name every ID of a shared resource maps to (they all grant the same HCAs). */
+const SHARED_CDI_DEVICE = 'hcas';
 
 const portText = (port: RdmaPort): string =>
   [port.state?.name ?? 'unknown', port.physState?.name ?? 'unknown', port.linkLayer ?? 'unknown', port.rate]
@@ -77,7 +83,7 @@ function planExclusive(inventory: RdmaInventory, matched: readonly Matched[]): P
       ...(hca.pciAddress !== undefined ? { pciAddress: hca.pciAddress } : {}),
       attributes: hcaAttributes(hca, ''),
       allocation: { devices: hcaDeviceNodes(inventory, [entry], EXCLUSIVE_PERMISSIONS) },
-      payload: { ibdevs: [hca.name] },
+      payload: { ibdevs: [hca.name], locality: { numaNodes: hca.numaNodes, pciePath: hca.pciePath } },
     };
   });
 }
@@ -94,7 +100,7 @@ function planShared(
   const nodes = new Set(matched.flatMap(({ hca }) => (hca.numaNodes.length === 1 ? hca.numaNodes : [-1])));
   const numaNodes = nodes.size === 1 && !nodes.has(-1) ? [...nodes] : [];
   const allocation = { devices: hcaDeviceNodes(inventory, matched, SHARED_PERMISSIONS) };
-  const payload = { ibdevs: matched.map(({ hca }) => hca.name) };
+  const payload = { ibdevs: matched.map(({ hca }) => hca.name), locality: sharedLocality(matched) };
   const attributes: Record<string, string> = { hcas: payload.ibdevs.join(',') };
   for (const { entry, health } of healths) {
     Object.assign(attributes, hcaAttributes(entry.hca, `${entry.hca.name}.`));
@@ -112,12 +118,27 @@ function planShared(
   }));
 }
 
+/**
+ * Where a shared resource's HCAs sit together: all their NUMA nodes (none, i.e. unknown, when one HCA's node is
+ * unknown) and the PCIe path they have in common.
+ */
+function sharedLocality(matched: readonly Matched[]): DeviceLocality {
+  const known = matched.every(({ hca }) => hca.numaNodes.length > 0);
+  const nodes = known ? new Set(matched.flatMap(({ hca }) => hca.numaNodes)) : new Set<number>();
+  const numaNodes = [...nodes].sort((a, b) => a - b);
+  const paths = matched.map(({ hca }) => hca.pciePath);
+  const first = paths[0] ?? [];
+  let common = 0;
+  while (common < first.length && paths.every((path) => path[common] === first[common])) common++;
+  return { numaNodes, pciePath: first.slice(0, common) };
+}
+
 /** Config-level warnings (deprecated or ignored keys), independent of the hardware. */
 export function configWarnings(config: RdmaConfig): string[] {
   const warnings: string[] = [];
   if (config.periodicUpdateInterval !== undefined) {
     warnings.push(
-      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev and sysfs change and at least every --poll-interval',
+      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev change and whenever the --poll-interval probe sees an RDMA class or port state change',
     );
   }
   config.configList.forEach((resource, index) => {
@@ -151,9 +172,9 @@ export function planResources(
   const sharedBy = new Map<string, string[]>();
   const reasons = new Map<string, string[]>();
   const resources: ResourceSpec<RdmaPayload>[] = [];
-  const preferred = topologyPreferredAllocation<RdmaPayload>(
-    options.distances === undefined ? {} : { distances: options.distances },
-  );
+  const topology = options.distances === undefined ? {} : { distances: options.distances };
+  const preferred = topologyPreferredAllocation<RdmaPayload>(topology);
+  const sharedPreferred = createSharedPreferredAllocation<RdmaPayload>(topology);
   for (const resource of config.configList) {
     const name = resourceNameOf(resource);
     const matched: Matched[] = [];
@@ -180,7 +201,13 @@ export function planResources(
     resources.push(
       resource.mode === 'exclusive'
         ? { name, devices: planExclusive(inventory, matched), preferredAllocation: preferred }
-        : { name, devices: planShared(inventory, resource, matched) },
+        : {
+            name,
+            devices: planShared(inventory, resource, matched),
+            preferredAllocation: sharedPreferred,
+            // Every ID stands for the same HCAs: one CDI device for all of them, not one per ID.
+            cdi: { deviceName: () => SHARED_CDI_DEVICE },
+          },
     );
   }
   for (const [hca, owner] of claimed) {

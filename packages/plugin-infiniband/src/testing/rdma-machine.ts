@@ -24,6 +24,34 @@ export interface RdmaDeviceSpec {
   readonly netdevs?: readonly string[];
 }
 
+/** One character device of a fixture RDMA device: its class entry and its /dev/infiniband node. */
+export interface RdmaCharNode {
+  /** `infiniband_verbs` or `infiniband_mad`. */
+  readonly className: string;
+  /** `uverbs0`, `umad1`, `issm1`. */
+  readonly name: string;
+  readonly major: number;
+  readonly minor: number;
+  /** The port a umad/issm node serves. */
+  readonly port?: number;
+}
+
+/** The character devices `addRdmaDevice` creates for a spec (minors as the kernel numbers them). */
+export function rdmaCharNodes(spec: RdmaDeviceSpec): RdmaCharNode[] {
+  const nodes: RdmaCharNode[] = [];
+  if (spec.uverbs !== undefined) {
+    const minor = 192 + spec.uverbs;
+    nodes.push({ className: 'infiniband_verbs', name: `uverbs${spec.uverbs}`, major: 231, minor });
+  }
+  (spec.umad ?? []).forEach((n, index) => {
+    for (const kind of spec.issm === false ? ['umad'] : ['umad', 'issm']) {
+      const minor = (kind === 'umad' ? 0 : 64) + n;
+      nodes.push({ className: 'infiniband_mad', name: `${kind}${n}`, major: 231, minor, port: index + 1 });
+    }
+  });
+  return nodes;
+}
+
 /** Adds the RDMA classes and /dev/infiniband nodes of one device to a sysfs fixture (real links, as the kernel). */
 export function addRdmaDevice(fixture: SysfsFixture, spec: RdmaDeviceSpec): void {
   fixture.addPciDevice(spec.pci);
@@ -41,27 +69,14 @@ export function addRdmaDevice(fixture: SysfsFixture, spec: RdmaDeviceSpec): void
     attributes[`${dir}/rate`] = port.rate ?? '100 Gb/sec (4X EDR)';
   });
   fixture.addClassDevice('infiniband', spec.name, { pciAddress, attributes });
-  if (spec.uverbs !== undefined) {
-    const name = `uverbs${spec.uverbs}`;
-    fixture.addClassDevice('infiniband_verbs', name, {
+  for (const node of rdmaCharNodes(spec)) {
+    fixture.addClassDevice(node.className, node.name, {
       pciAddress,
-      dev: `231:${192 + spec.uverbs}`,
-      attributes: { ibdev: spec.name },
+      dev: `${node.major}:${node.minor}`,
+      attributes: { ibdev: spec.name, ...(node.port !== undefined ? { port: String(node.port) } : {}) },
     });
-    fixture.addDevNode(`/dev/infiniband/${name}`, 231, 192 + spec.uverbs);
+    fixture.addDevNode(`/dev/infiniband/${node.name}`, node.major, node.minor);
   }
-  (spec.umad ?? []).forEach((n, index) => {
-    const kinds = spec.issm === false ? ['umad'] : ['umad', 'issm'];
-    for (const kind of kinds) {
-      const minor = (kind === 'umad' ? 0 : 64) + n;
-      fixture.addClassDevice('infiniband_mad', `${kind}${n}`, {
-        pciAddress,
-        dev: `231:${minor}`,
-        attributes: { ibdev: spec.name, port: String(index + 1) },
-      });
-      fixture.addDevNode(`/dev/infiniband/${kind}${n}`, 231, minor);
-    }
-  });
   for (const netdev of spec.netdevs ?? []) {
     fixture.addClassDevice('net', netdev, { pciAddress, attributes: { operstate: 'up' } });
   }

@@ -11,6 +11,8 @@ const scanOf = (...functions: ReturnType<typeof testVf>[]): NodeScan => ({
       reason: 'physical function with 2 VFs enabled; its VFs are offered instead',
     },
   ],
+  skippedFunctions: [],
+  uevents: false,
   rdmaCharDevices: new Map(),
   warnings: [],
 });

@@ -62,6 +62,8 @@ describe('pool resources', () => {
         testVf({ address: '0000:d8:00.2', driver: 'mlx5_core', rdmaDevices: ['mlx5_2'], numaNode: 1 }),
       ],
       skipped: [],
+      skippedFunctions: [],
+      uevents: false,
       rdmaCharDevices: new Map([['mlx5_2', ['/dev/infiniband/uverbs2', '/dev/infiniband/rdma_cm']]]),
       warnings: ['0000:3b:00.0: numa_node is not a number ("x"); topology unknown'],
     };

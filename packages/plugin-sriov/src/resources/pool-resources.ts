@@ -57,8 +57,8 @@ export function toPluginDevice(pool: SriovPool, member: PooledFunction): PluginD
 /**
  * One resource per pool of the configuration (auxNetDevice pools, unsupported, are left out; pools without
  * devices are kept, so their resource stays registered with none): Allocate answers as upstream does, writes
- * each device's device-info file, and GetPreferredAllocation keeps a request on one NUMA node and packs it
- * onto (or spreads it over) PFs as the pool's `pfAllocation` says.
+ * each device's device-info file, and GetPreferredAllocation (every pool) keeps a request on the fewest NUMA
+ * nodes and the closest PCIe paths, packed onto (or spread over) PFs as the pool's `pfAllocation` says.
  */
 export function poolResources(
   scan: SriovScan,
@@ -96,9 +96,10 @@ export function poolResources(
       },
       preferredAllocation: ({ available, mustInclude, size }) =>
         preferVfs({
-          available: available.map(({ id, numaNodes, payload }) => ({
+          available: available.map(({ id, numaNodes, pciePath, payload }) => ({
             id,
             ...(numaNodes?.[0] !== undefined ? { numaNode: numaNodes[0] } : {}),
+            pciePath: pciePath ?? [],
             pf: payload?.fn.vf?.pfAddress ?? id,
             index: payload?.fn.vf?.index ?? 0,
           })),

@@ -7,6 +7,8 @@ export type FunctionKind = 'netDevice' | 'accelerator';
 export interface NicFunction {
   /** "0000:3b:02.0": also the device ID advertised to the kubelet. */
   readonly address: string;
+  /** Its real directory relative to the sysfs root (`devices/pci0000:3a/0000:3a:00.0/0000:3b:02.0`). */
+  readonly sysfsPath: string;
   readonly kind: FunctionKind;
   /** "8086". */
   readonly vendor?: string;
@@ -51,8 +53,12 @@ export interface NodeScan {
   readonly functions: readonly NicFunction[];
   /** Functions that can never be advertised (PF with VFs, default-route interface), with the reason. */
   readonly skipped: readonly ExcludedDevice[];
+  /** The functions behind `skipped`, as read: their carrier, VF count and driver still matter. */
+  readonly skippedFunctions: readonly NicFunction[];
   /** RDMA character devices per RDMA device name (host paths). */
   readonly rdmaCharDevices: ReadonlyMap<string, readonly string[]>;
+  /** Whether `kernel/uevent_seqnum` tells of every device and driver change (see `readUeventSupport`). */
+  readonly uevents: boolean;
   readonly warnings: readonly string[];
 }
 

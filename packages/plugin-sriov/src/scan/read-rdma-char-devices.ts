@@ -6,6 +6,9 @@ const CLASSES: readonly { readonly dir: string; readonly pattern: RegExp }[] = [
   { dir: 'class/infiniband_cm', pattern: /^ucm\d+$/ },
 ];
 
+/** The sysfs class directories whose character devices belong to RDMA devices (their `ibdev`). */
+export const RDMA_CHAR_DEVICE_CLASSES: readonly string[] = CLASSES.map(({ dir }) => dir);
+
 /** The shared RDMA connection manager node every RDMA device gets. */
 export const RDMA_CM = '/dev/infiniband/rdma_cm';
 

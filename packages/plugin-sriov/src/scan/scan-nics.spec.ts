@@ -1,10 +1,11 @@
-import { rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createHost } from '@kdp/topology';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { addTwoPfNode } from '../testing';
-import { kindOfClass, scanNics } from './scan-nics';
+import { addTwoPfNode, bindDriver, setCarrier } from '../testing';
+import type { NicFunction } from './nic-function';
+import { createNicScanCache, kindOfClass, scanNics } from './scan-nics';
 
 describe('scanNics', () => {
   let fixture: SysfsFixture;
@@ -24,6 +25,7 @@ describe('scanNics', () => {
     expect(result.functions).toHaveLength(16);
     expect(byAddress.get('0000:3b:02.5')).toEqual({
       address: '0000:3b:02.5',
+      sysfsPath: 'devices/pci0000:3a/0000:3a:00.0/0000:3b:02.5',
       kind: 'netDevice',
       vendor: '8086',
       device: '154c',
@@ -57,6 +59,73 @@ describe('scanNics', () => {
     expect((await scan()).functions.find((fn) => fn.address === '0000:3b:02.5')?.noIommu).toBe(true);
   });
 
+  it('reads the no-IOMMU mode of a group once while a vfio-pci function is in it', async () => {
+    const host = createHost({ sysfsRoot: fixture.root, procRoot: fixture.procRoot });
+    const cache = createNicScanCache();
+    const noIommu = async (): Promise<boolean | undefined> =>
+      (await scanNics(host, cache)).functions.find((fn) => fn.address === '0000:3b:02.5')?.noIommu;
+    expect(await noIommu()).toBe(false);
+    expect([...cache.noIommuGroups]).toEqual([...[104, 105, 106, 107].map((group) => [group, false])]);
+    // Kept while the group is in use (the mode of a group does not change) …
+    fixture.write('kernel/iommu_groups/105/name', 'vfio-noiommu\n');
+    expect(await noIommu()).toBe(false);
+    // … and read again once the group was out of use for a scan.
+    bindDriver(fixture, '0000:3b:02.5', undefined);
+    await scanNics(host, cache);
+    expect(cache.noIommuGroups.has(105)).toBe(false);
+    bindDriver(fixture, '0000:3b:02.5', 'vfio-pci');
+    expect(await noIommu()).toBe(true);
+  });
+
+  describe('with a cache kept from scan to scan', () => {
+    const host = () => createHost({ sysfsRoot: fixture.root, procRoot: fixture.procRoot });
+    const byAddress = (functions: readonly NicFunction[]) => new Map(functions.map((fn) => [fn.address, fn]));
+
+    it('reuses every VF while only PF facts changed, and passes the PF carrier on to its VFs', async () => {
+      const cache = createNicScanCache();
+      for (let i = 0; i < 3; i++) await scanNics(host(), cache);
+      const before = byAddress((await scanNics(host(), cache)).functions);
+      // acpi_index is read only by a full read: it shows whether the VFs were read again.
+      attr('0000:3b:02.0', 'acpi_index', '7\n');
+      setCarrier(fixture, '0000:3b:00.0', 'ens1f0', false);
+      const after = byAddress((await scanNics(host(), cache)).functions);
+      expect(after.get('0000:3b:02.0')).toMatchObject({ pfCarrier: false, pfName: 'ens1f0' });
+      expect(after.get('0000:3b:02.0')?.acpiIndex).toBeUndefined();
+      // The other PF's VFs are the very same objects.
+      expect(after.get('0000:d8:00.2')).toBe(before.get('0000:d8:00.2'));
+      // A rename of the PF's netdev reaches its VFs (pfNames selectors) without a full read either.
+      const net = join(fixture.root, fixture.pciDir('0000:d8:00.0'), 'net');
+      renameSync(join(net, 'ens2f0'), join(net, 'p2p1'));
+      expect(byAddress((await scanNics(host(), cache)).functions).get('0000:d8:00.2')?.pfName).toBe('p2p1');
+    });
+
+    it.each<[string, (fixture: SysfsFixture) => void, (fn: NicFunction | undefined) => unknown, unknown]>([
+      ['a VF unbound', (f) => bindDriver(f, '0000:3b:02.6', undefined), (fn) => fn?.driver, undefined],
+      [
+        'a VF rebound to another driver (and its netdev appearing)',
+        (f) => {
+          bindDriver(f, '0000:3b:02.6', 'iavf');
+          f.addClassDevice('net', 'ens1f0v6', { pciAddress: '0000:3b:02.6' });
+        },
+        (fn) => [fn?.driver, fn?.netdevs],
+        ['iavf', ['ens1f0v6']],
+      ],
+      [
+        'an RDMA device appearing after the driver bound',
+        (f) => f.addClassDevice('infiniband', 'mlx5_10', { pciAddress: '0000:3b:02.6' }),
+        (fn) => fn?.rdmaDevices,
+        ['mlx5_10'],
+      ],
+    ])('reads the VFs again after %s', async (_what, change, pick, expected) => {
+      const cache = createNicScanCache();
+      for (let i = 0; i < 3; i++) await scanNics(host(), cache);
+      change(fixture);
+      expect(pick(byAddress((await scanNics(host(), cache)).functions).get('0000:3b:02.6'))).toEqual(
+        expected,
+      );
+    });
+  });
+
   it('degrades one device with a warning for garbage, never throws', async () => {
     attr('0000:3b:00.0', 'numa_node', 'zero\n');
     attr('0000:d8:00.0', 'vendor', '');
@@ -81,6 +150,11 @@ describe('scanNics', () => {
     expect(result.skipped.map((s) => s.path)).toEqual([
       '/sys/bus/pci/devices/0000:00:1f.6',
       '/sys/bus/pci/devices/0000:3b:00.0',
+    ]);
+    // The functions behind them, as read (the PF's carrier and VF count still matter to its VFs).
+    expect(result.skippedFunctions.map((fn) => [fn.address, fn.netdevs, fn.sriov?.numVfs])).toEqual([
+      ['0000:00:1f.6', ['eno1'], undefined],
+      ['0000:3b:00.0', ['ens1f0'], 8],
     ]);
     expect(result.functions.find((fn) => fn.address === '0000:d8:00.0')).toMatchObject({
       sriov: { totalVfs: 16, numVfs: 0 },

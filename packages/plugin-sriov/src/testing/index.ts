@@ -3,14 +3,19 @@
 // and a scanned function for unit tests.
 export {
   addDefaultRouteNic,
+  addLargeSriovNode,
   addSriovPf,
   addSriovVf,
   addTwoPfNode,
   bindDriver,
+  emulateUevents,
+  LARGE_SRIOV_CONFIG,
+  raiseUevent,
   removeSriovVf,
   setCarrier,
   UPSTREAM_CONFIG,
   type FixturePf,
   type FixtureVf,
+  type LargeSriovNodeOptions,
 } from './sriov-node';
 export { testVf, type TestVfOverrides } from './test-vf';

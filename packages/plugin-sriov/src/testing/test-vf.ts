@@ -3,10 +3,15 @@ import type { NicFunction } from '../scan/nic-function';
 /** Fields to override; `undefined` removes an optional field (e.g. `driver: undefined` = unbound). */
 export type TestVfOverrides = { [K in keyof NicFunction]?: NicFunction[K] | undefined };
 
-/** A VF as scanNode would return it, for unit tests; override any field. */
+/**
+ * A VF as scanNics would return it, for unit tests; override any field (`sysfsPath` follows `address` under
+ * the root port 0000:3a:00.0 unless given).
+ */
 export function testVf(overrides: TestVfOverrides = {}): NicFunction {
+  const address = overrides.address ?? '0000:3b:02.1';
   const fn: Record<string, unknown> = {
-    address: '0000:3b:02.1',
+    address,
+    sysfsPath: `devices/pci0000:3a/0000:3a:00.0/${address}`,
     kind: 'netDevice',
     vendor: '8086',
     device: '154c',

@@ -1,12 +1,20 @@
-import type { AllocateContext, ContainerAllocation, DeviceMount, DeviceNode, PluginDevice } from '@kdp/core';
+import {
+  topologyPreferredAllocation,
+  type AllocateContext,
+  type ContainerAllocation,
+  type DeviceMount,
+  type DeviceNode,
+  type PluginDevice,
+} from '@kdp/core';
 import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin';
-import type { UsbConfig } from '../config';
+import type { UsbConfig, UsbMatchRule } from '../config';
 import type { UsbHostScan } from '../scan/scan-usb-host';
 import type { UsbDevice } from '../scan/usb-device';
 import { configuredResources, type PathGroupSpec, type UsbGroupSpec } from './configured-resources';
 import type { DevicePayload } from './device-payload';
 import { matchRules } from './match-rules';
 import { portId, sanitizeIdPart, shareIds, stableUsbId } from './stable-usb-id';
+import { usbLocality, type UsbLocality } from './usb-locality';
 
 /** Every configured resource with its devices after one scan, what was left out and why, and warnings. */
 export interface UsbPlan extends ResourceSet {
@@ -18,22 +26,26 @@ export interface UsbPlan extends ResourceSet {
 /** The Allocate hook every resource gets. */
 export type UsbAllocate = (context: AllocateContext<DevicePayload>) => Promise<ContainerAllocation>;
 
-/** Claims and reasons gathered while USB devices are assigned to resources. */
+/** Claims and warnings gathered while USB devices are assigned to resources. */
 interface Assignment {
   /** Port path → the resource that advertises it. */
   readonly claimed: Map<string, string>;
-  /** Port path → why each resource did not take it. */
-  readonly reasons: Map<string, string[]>;
   readonly warnings: string[];
 }
 
 /**
  * Assigns one scan's devices to the configured resources. A USB device goes to the first resource (in
  * configuration order) with a matching rule; every device seen and not advertised is in `excluded` with why.
+ * Every resource answers GetPreferredAllocation: one NUMA node, then one controller, then one hub.
  */
 export function planResources(config: UsbConfig, scan: UsbHostScan, allocate: UsbAllocate): UsbPlan {
-  const assignment: Assignment = { claimed: new Map(), reasons: new Map(), warnings: [...scan.warnings] };
-  const resources = configuredResources(config).map((spec): ResourceSpec<DevicePayload> => {
+  const assignment: Assignment = { claimed: new Map(), warnings: [...scan.warnings] };
+  const preferredAllocation = topologyPreferredAllocation<DevicePayload>();
+  // The shares of one physical device (`<id>#0`, `<id>#1`) are one CDI device, named by the base ID (whose
+  // characters CDI accepts).
+  const cdi = { deviceName: (device: PluginDevice<DevicePayload>) => device.payload?.baseId ?? device.id };
+  const configured = configuredResources(config);
+  const resources = configured.map((spec): ResourceSpec<DevicePayload> => {
     const seen = new Set<string>();
     const devices = spec.groups
       .flatMap((group) =>
@@ -51,12 +63,19 @@ export function planResources(config: UsbConfig, scan: UsbHostScan, allocate: Us
         seen.add(d.id);
         return true;
       });
-    return { name: spec.name, devices, allocate };
+    return { name: spec.name, devices, allocate, preferredAllocation, cdi };
   });
   const excluded: ExcludedDevice[] = scan.skipped.map((s) => ({ path: `/sys/${s.path}`, reason: s.reason }));
+  // Why each device no USB group took (built for these alone: a scan of hundreds of devices formats few).
+  const groups = configured.flatMap((spec) =>
+    spec.groups.flatMap((group) => (group.kind === 'usb' ? [[spec.name, group.rules] as const] : [])),
+  );
   for (const device of scan.devices) {
     if (assignment.claimed.has(device.portPath)) continue;
-    const why = assignment.reasons.get(device.portPath) ?? [];
+    const why = groups.flatMap(([resource, rules]) => {
+      const mismatch = matchOf(rules, device);
+      return mismatch === undefined ? [] : [`${resource}: ${mismatch}`];
+    });
     excluded.push({
       path: `/sys/${device.sysPath}`,
       reason:
@@ -86,22 +105,43 @@ export function usbAttributes(device: UsbDevice): Record<string, string> {
     ...(device.manufacturer !== undefined ? { manufacturer: device.manufacturer } : {}),
     ...(device.product !== undefined ? { productName: device.product } : {}),
     ...(device.bcdDevice !== undefined ? { bcdDevice: device.bcdDevice } : {}),
+    ...(device.controller !== undefined ? { controller: device.controller } : {}),
+    hubs: device.hubs.join(','),
   };
+}
+
+/**
+ * What a scan's devices yield for planning, kept per device object: a device the scan cache did not read again
+ * is the same object, so a rescan evaluates match rules (and formats their reasons) only for what changed.
+ */
+const matches = new WeakMap<UsbDevice, WeakMap<readonly UsbMatchRule[], string | undefined>>();
+const facts = new WeakMap<UsbDevice, { attributes: Record<string, string>; locality: UsbLocality }>();
+
+/** {@link matchRules}, remembered per device and rule list (a reload brings new rule lists). */
+function matchOf(rules: readonly UsbMatchRule[], device: UsbDevice): string | undefined {
+  let byRules = matches.get(device);
+  if (byRules === undefined) matches.set(device, (byRules = new WeakMap()));
+  if (!byRules.has(rules)) byRules.set(rules, matchRules(rules, device));
+  return byRules.get(rules);
+}
+
+/** {@link usbAttributes} and {@link usbLocality}, remembered per device. */
+function factsOf(device: UsbDevice): { attributes: Record<string, string>; locality: UsbLocality } {
+  let known = facts.get(device);
+  if (known === undefined)
+    facts.set(device, (known = { attributes: usbAttributes(device), locality: usbLocality(device) }));
+  return known;
 }
 
 function usbGroupDevices(
   resource: string,
   group: UsbGroupSpec,
   devices: readonly UsbDevice[],
-  { claimed, reasons, warnings }: Assignment,
+  { claimed, warnings }: Assignment,
 ): PluginDevice<DevicePayload>[] {
   const matched: UsbDevice[] = [];
   for (const device of devices) {
-    const why = matchRules(group.rules, device);
-    if (why !== undefined) {
-      reasons.set(device.portPath, [...(reasons.get(device.portPath) ?? []), `${resource}: ${why}`]);
-      continue;
-    }
+    if (matchOf(group.rules, device) !== undefined) continue;
     const owner = claimed.get(device.portPath);
     if (owner === undefined) {
       claimed.set(device.portPath, resource);
@@ -123,8 +163,14 @@ function usbGroupDevices(
     }
     const { permissions, nodes } = group;
     const payload: DevicePayload = { kind: 'usb', baseId: base, device, permissions, nodes };
-    const attributes = usbAttributes(device);
-    return shareIds(base, group.count).map((id) => ({ id, health: 'Healthy' as const, attributes, payload }));
+    const { attributes, locality } = factsOf(device);
+    return shareIds(base, group.count).map((id) => ({
+      id,
+      health: 'Healthy' as const,
+      ...locality,
+      attributes,
+      payload,
+    }));
   });
 }
 

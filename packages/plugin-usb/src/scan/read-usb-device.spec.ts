@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { createSysfs } from '@kdp/topology';
-import { isRootHubName, isUsbDeviceName, readUsbDevice } from './read-usb-device';
+import { isRootHubName, isUsbDeviceName, readUsbDevice, type UsbStringCache } from './read-usb-device';
 import { scanUsbDevices } from './scan-usb-devices';
 import { createUsbFixture, type UsbFixture } from '../testing';
 
@@ -75,15 +75,26 @@ describe('readUsbDevice and scanUsbDevices on garbage', () => {
   });
 
   it('reads descriptor strings once per plug when given a cache', async () => {
-    const cache = new Map();
-    await scanUsbDevices(sysfs(), cache);
+    const strings: UsbStringCache = new Map();
+    await readUsbDevice(sysfs(), '1-1', { strings });
     writeFileSync(join(usb.sys.root, dir, 'serial'), 'CHANGED\n');
-    const again = await scanUsbDevices(sysfs(), cache);
-    expect(again.devices[0]?.serial).toBe('A1');
+    const again = await readUsbDevice(sysfs(), '1-1', { strings });
+    expect(again.ok && again.device.serial).toBe('A1');
     usb.replug('1-1', 9);
-    const replugged = await scanUsbDevices(sysfs(), cache);
-    expect(replugged.devices[0]).toMatchObject({ devnum: 9, serial: 'A1' });
-    expect([...cache.keys()].sort()).toEqual(['1-1@1/9', '1-2@1/3']);
+    writeFileSync(join(usb.sys.root, dir, 'serial'), 'NEW\n');
+    const replugged = await readUsbDevice(sysfs(), '1-1', { strings });
+    expect(replugged.ok && replugged.device).toMatchObject({ devnum: 9, serial: 'NEW' });
+    expect([...strings.keys()].sort()).toEqual(['1-1@1/2', '1-1@1/9']);
+  });
+
+  it('names the host controller, its NUMA node and the hubs above the device', async () => {
+    const read = await readUsbDevice(sysfs(), '1-1');
+    expect(read.ok && read.device).toMatchObject({
+      controller: '0000:00:14.0',
+      numaNode: 0,
+      hubs: ['usb1'],
+    });
+    expect(read.ok && read.dir).toBe('devices/pci0000:00/0000:00:14.0/usb1/1-1');
   });
 
   it('a dangling device link is skipped with a reason', async () => {

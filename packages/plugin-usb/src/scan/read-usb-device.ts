@@ -1,10 +1,10 @@
-import type { Sysfs } from '@kdp/topology';
+import { nearestPciFunction, type Sysfs } from '@kdp/topology';
 import { findInterfaceNodes } from './find-interface-nodes';
-import { usbBusNodePath, type UsbDevice } from './usb-device';
+import { hubChain, usbBusNodePath, type UsbDevice } from './usb-device';
 
-/** A device read from sysfs, or why it could not be. */
+/** A device read from sysfs (with its real directory, relative to the root), or why not. */
 export type UsbDeviceRead =
-  | { readonly ok: true; readonly device: UsbDevice }
+  | { readonly ok: true; readonly device: UsbDevice; readonly dir: string }
   | { readonly ok: false; readonly path: string; readonly reason: string };
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
@@ -34,6 +34,13 @@ export type UsbStringCache = Map<
   string,
   readonly [string | undefined, string | undefined, string | undefined]
 >;
+
+/** What {@link readUsbDevice} may keep between reads: descriptor strings per plug, NUMA nodes per controller. */
+export interface UsbReadCaches {
+  readonly strings?: UsbStringCache;
+  /** The `numa_node` of each host controller directory (it never changes while the controller is there). */
+  readonly numa?: Map<string, number | undefined>;
+}
 
 /** Identity from `uevent`: `PRODUCT=403/6001/600`, `TYPE=0/0/0`, `BUSNUM=001`, `DEVNUM=007`. */
 interface UeventIdentity {
@@ -74,21 +81,23 @@ function parseUevent(text: string | undefined): UeventIdentity {
 /**
  * Reads one USB device by its port path (`1-1.4`): identity from `uevent` in one read (falling back to
  * idVendor, idProduct, bcdDevice, bDeviceClass, busnum and devnum when it lacks a field), descriptor strings
- * (from `cache` when this plug was read before), interfaces and their nodes. Missing or malformed identity makes
- * the device unusable, with the reason; optional strings are simply absent.
+ * (from `caches.strings` when this plug was read before), interfaces and their nodes, and the host controller
+ * (the nearest PCI function above the device) with its NUMA node. Missing or malformed identity makes the
+ * device unusable, with the reason; optional strings are simply absent.
  */
 export async function readUsbDevice(
   sysfs: Sysfs,
   portPath: string,
-  cache?: UsbStringCache,
+  caches: UsbReadCaches = {},
 ): Promise<UsbDeviceRead> {
   const sysPath = `bus/usb/devices/${portPath}`;
   const dir = await sysfs.resolve(sysPath);
   if (dir === undefined) return { ok: false, path: sysPath, reason: 'device directory cannot be resolved' };
   const attr = (name: string): Promise<string | undefined> => sysfs.read(`${dir}/${name}`);
-  const [uevent, info] = await Promise.all([
+  const [uevent, info, controller] = await Promise.all([
     attr('uevent').then(parseUevent),
     findInterfaceNodes(sysfs, dir, portPath),
+    readController(sysfs, dir, caches.numa),
   ]);
   const fallback = (value: string | undefined, name: string): Promise<string | undefined> =>
     value !== undefined ? Promise.resolve(value) : attr(name);
@@ -115,6 +124,7 @@ export async function readUsbDevice(
   const bus = Number(busnum);
   const dev = Number(devnum);
   const key = `${portPath}@${bus}/${dev}`;
+  const cache = caches.strings;
   let strings = cache?.get(key);
   if (strings === undefined) {
     // Only files the directory listing shows are read: most devices lack one string or another.
@@ -135,12 +145,32 @@ export async function readUsbDevice(
     deviceClass: devClass !== undefined && HEX2.test(devClass) ? devClass.toLowerCase() : '00',
     interfaceClasses: info.interfaceClasses,
     nodes: [{ kind: 'usb', path: usbBusNodePath(bus, dev) }, ...info.nodes],
+    hubs: hubChain(portPath),
+    ...optional('controller', controller?.address),
+    ...optional('numaNode', controller?.numaNode),
     ...optional('bcdDevice', bcd !== undefined && HEX4.test(bcd) ? bcd.toLowerCase() : undefined),
     ...optional('serial', text(serial)?.trim() || undefined),
     ...optional('manufacturer', text(manufacturer)),
     ...optional('product', text(productName)),
   };
-  return { ok: true, device };
+  return { ok: true, device, dir };
+}
+
+/** The host controller of a device directory: its PCI address and `numa_node` (-1 or unreadable: undefined). */
+async function readController(
+  sysfs: Sysfs,
+  dir: string,
+  numa: Map<string, number | undefined> | undefined,
+): Promise<{ readonly address: string; readonly numaNode?: number } | undefined> {
+  const pci = nearestPciFunction(dir);
+  if (pci === undefined) return undefined;
+  let node = numa?.get(pci.path);
+  if (node === undefined && !numa?.has(pci.path)) {
+    const value = await sysfs.readInt(`${pci.path}/numa_node`);
+    node = value !== undefined && value >= 0 ? value : undefined;
+    numa?.set(pci.path, node);
+  }
+  return { address: pci.address, ...optional('numaNode', node) };
 }
 
 /** `{ [key]: value }` when the value is defined, else `{}` (for exactOptionalPropertyTypes). */

@@ -29,6 +29,12 @@ export interface UsbDevice {
   readonly interfaceClasses: readonly string[];
   /** `/dev/bus/usb/BBB/DDD` first, then tty, hidraw, video and input nodes found through the interfaces. */
   readonly nodes: readonly UsbNode[];
+  /** The host controller's PCI function (`0000:00:14.0`); undefined for a controller that is not PCI. */
+  readonly controller?: string;
+  /** The host controller's `numa_node`; undefined when it says -1 or is not PCI. */
+  readonly numaNode?: number;
+  /** The hubs from the root hub down to the device's parent: `['usb1', '1-4']` for `1-4.2`. */
+  readonly hubs: readonly string[];
 }
 
 /** The `/dev/bus/usb/BBB/DDD` node of a bus and device number (both decimal, zero-padded to three digits). */
@@ -39,4 +45,14 @@ export function usbBusNodePath(busnum: number, devnum: number): string {
 /** Whether a device is a hub (`bDeviceClass` 09). */
 export function isHub(device: UsbDevice): boolean {
   return device.deviceClass === '09';
+}
+
+/** The hubs above a port path, root hub first: `1-4.2.1` → `['usb1', '1-4', '1-4.2']`. */
+export function hubChain(portPath: string): string[] {
+  const dash = portPath.indexOf('-');
+  const ports = portPath.slice(dash + 1).split('.');
+  const hubs = [`usb${portPath.slice(0, dash)}`];
+  for (let i = 1; i < ports.length; i++)
+    hubs.push(`${portPath.slice(0, dash)}-${ports.slice(0, i).join('.')}`);
+  return hubs;
 }

@@ -12,6 +12,7 @@ const device = (over: Partial<UsbDevice>): UsbDevice => ({
   deviceClass: '00',
   interfaceClasses: [],
   nodes: [],
+  hubs: ['usb1'],
   ...over,
 });
 
@@ -67,7 +68,7 @@ describe('the usb package behind UsbLibrary', () => {
     expect(calls).toEqual(['open', 'close']);
   });
 
-  it('fills only the strings sysfs lacks, once per plug, and never the serial', async () => {
+  it('fills only the strings sysfs lacks, once per plug, never the serial, the same object for the same device', async () => {
     let reads = 0;
     const library: UsbLibrary = {
       onHotplug: () => () => undefined,
@@ -85,7 +86,8 @@ describe('the usb package behind UsbLibrary', () => {
     expect(out[0]).toMatchObject({ manufacturer: 'From USB', product: 'From sysfs' });
     expect(out[0]?.serial).toBeUndefined();
     expect(out[1]).toBe(list[1]);
-    await enrich(list);
+    // The same (unchanged) device object gets the same enriched object: later planning is remembered per object.
+    expect((await enrich(list))[0]).toBe(out[0]);
     expect(reads).toBe(1);
   });
 });

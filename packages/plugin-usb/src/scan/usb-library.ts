@@ -131,6 +131,8 @@ export function createDescriptorEnricher(
   library: UsbLibrary,
 ): (devices: readonly UsbDevice[]) => Promise<readonly UsbDevice[]> {
   const cache = new Map<string, DescriptorStrings | undefined>();
+  // The same device object (unchanged since the last scan) gets the same enriched object back.
+  const enriched = new WeakMap<UsbDevice, UsbDevice>();
   return async (devices) => {
     const live = new Set<string>();
     const out = await Promise.all(
@@ -138,9 +140,11 @@ export function createDescriptorEnricher(
         if (device.manufacturer !== undefined && device.product !== undefined) return device;
         const key = `${device.busnum}/${device.devnum}`;
         live.add(key);
+        const known = enriched.get(device);
+        if (known !== undefined) return known;
         if (!cache.has(key)) cache.set(key, await library.readStrings(device.busnum, device.devnum));
         const strings = cache.get(key);
-        return {
+        const result: UsbDevice = {
           ...device,
           ...(device.manufacturer === undefined && strings?.manufacturer !== undefined
             ? { manufacturer: strings.manufacturer }
@@ -149,6 +153,8 @@ export function createDescriptorEnricher(
             ? { product: strings.product }
             : {}),
         };
+        enriched.set(device, result);
+        return result;
       }),
     );
     for (const key of cache.keys()) if (!live.has(key)) cache.delete(key);

@@ -8,9 +8,10 @@ export interface GeneratedTree {
 }
 
 /**
- * Adds `count` USB devices (hubs included) spread over buses of at most 120 devices: per bus, 7-port hubs on the
- * root ports and leaf devices behind them, every third one a serial adapter with its ttyUSB node, every fifth a
- * HID device, some without serial.
+ * Adds `count` USB devices (hubs included) spread over buses of at most 120 devices, two buses per xHCI
+ * controller (`0000:00:14.0`, then `0000:01:00.0`, …; NUMA nodes 0, 1, 0, …): per bus, 7-port hubs on the root
+ * ports and leaf devices behind them, every third one a serial adapter with its ttyUSB node, every fifth a HID
+ * device, some without serial.
  */
 export function generateUsbTree(usb: UsbFixture, count: number): GeneratedTree {
   let devices = 0;
@@ -19,7 +20,11 @@ export function generateUsbTree(usb: UsbFixture, count: number): GeneratedTree {
   let tty = 0;
   let hidraw = 0;
   for (let bus = 1; devices < count; bus++) {
-    usb.addRootHub(bus);
+    const controller = Math.floor((bus - 1) / 2);
+    usb.addRootHub(bus, {
+      address: controller === 0 ? '0000:00:14.0' : `0000:${controller.toString(16).padStart(2, '0')}:00.0`,
+      numaNode: controller % 2,
+    });
     let devnum = 2;
     for (let root = 1; root <= 15 && devices < count && devnum < 120; root++) {
       const hub = `${bus}-${root}`;

@@ -37,18 +37,37 @@ export interface UsbDeviceSpec {
   readonly devNodes?: boolean;
 }
 
-/** A sysfs fixture with USB controllers and devices, laid out as the kernel does (real dirs and symlinks). */
+/** Where {@link UsbFixture.addRootHub} puts a root hub. */
+export interface RootHubOptions {
+  /** The root-relative directory of a host controller already added with `sys.addPciDevice`. */
+  readonly controller?: string;
+  /** Otherwise, the address of an xHCI PCI function, added on first use (default `0000:00:14.0`). */
+  readonly address?: string;
+  /** Its `numa_node` when this call adds it (default 0; -1 is "unknown", as on single-node machines). */
+  readonly numaNode?: number;
+}
+
+/**
+ * A sysfs fixture with USB controllers and devices, laid out as the kernel does (real dirs and symlinks): root
+ * hubs below PCI host controllers with a `numa_node`, devices below them, `class/{tty,hidraw,video4linux,input}`
+ * links to their nodes, and the nodes under the dev root.
+ */
 export interface UsbFixture {
   readonly sys: SysfsFixture;
-  /**
-   * Adds root hub `usb<bus>` under its own PCI controller (a bare directory `0000:00:<bus>.0`), or under
-   * `controller`: the root-relative directory of a host controller already added (`sys.addPciDevice`).
-   */
-  addRootHub(bus: number, options?: { readonly controller?: string }): void;
+  /** Adds root hub `usb<bus>` below a host controller (see {@link RootHubOptions}). */
+  addRootHub(bus: number, options?: RootHubOptions): void;
   /** Adds a device below its parent; returns its real directory relative to the sysfs root. */
   addDevice(spec: UsbDeviceSpec): string;
-  /** Removes a device, its children, their links and their /dev nodes (an unplug). */
+  /**
+   * Removes a device, its children and their links, then their /dev nodes (an unplug, in the kernel's order:
+   * sysfs first, udev removes the nodes after).
+   */
   removeDevice(portPath: string): void;
+  /**
+   * Adds nodes to interface `index` of a plugged device, as a driver bound late does (`modprobe ftdi_sio`):
+   * the class devices below the interface and their links, then the /dev nodes (unless `devNodes: false`).
+   */
+  bindNodes(portPath: string, index: number, nodes: Omit<UsbInterfaceSpec, 'class' | 'driver'>): void;
   /** Unplugs and plugs a device again with a new device number. */
   replug(portPath: string, devnum: number): void;
   remove(): void;
@@ -63,6 +82,25 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
   const dirs = new Map<string, string>();
   const specs = new Map<string, UsbDeviceSpec>();
   const nodesOf = new Map<string, string[]>();
+  /** Class links (`class/tty/ttyUSB0`) per device, removed with it. */
+  const classLinksOf = new Map<string, string[]>();
+  const controllers = new Map<string, string>();
+  /** The directory of an xHCI controller at `address`, added with `numaNode` the first time. */
+  const controllerDir = (address: string, numaNode: number): string => {
+    let dir = controllers.get(address);
+    if (dir === undefined) {
+      dir = sys.addPciDevice({
+        address,
+        vendor: '0x8086',
+        device: '0xa36d',
+        class: '0x0c0330',
+        driver: 'xhci_hcd',
+        numaNode,
+      });
+      controllers.set(address, dir);
+    }
+    return dir;
+  };
   /** A `/dev` node as the fixture's placeholder (`c MAJOR:MINOR`), numbered as the kernel numbers that kind. */
   const devFile = (path: string): void => {
     const n = Number(/(\d+)$/.exec(path)?.[1] ?? 0);
@@ -79,11 +117,55 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
       if (value !== undefined) sys.write(`${dir}/${name}`, `${value}\n`);
     }
   };
+  /** A class device directory with its `dev` and its `class/<cls>/<name>` link, remembered for the unplug. */
+  let inputs = 0;
+  const classDevice = (portPath: string, cls: string, dir: string, dev: string): void => {
+    if (dev !== '') attrs(dir, { dev });
+    else sys.mkdir(dir);
+    const link = `class/${cls}/${dir.slice(dir.lastIndexOf('/') + 1)}`;
+    sys.linkTo(link, dir);
+    classLinksOf.set(portPath, [...(classLinksOf.get(portPath) ?? []), link]);
+  };
+  /** Creates the sysfs side of an interface's nodes as its driver would; returns their /dev paths. */
+  const interfaceNodes = (
+    spec: UsbDeviceSpec,
+    dir: string,
+    index: number,
+    iface: UsbInterfaceSpec,
+  ): string[] => {
+    const nodes: string[] = [];
+    const idir = `${dir}/${spec.portPath}:1.${index}`;
+    if (iface.tty?.startsWith('ttyUSB')) {
+      classDevice(spec.portPath, 'tty', `${idir}/${iface.tty}/tty/${iface.tty}`, '188:0');
+      nodes.push(`/dev/${iface.tty}`);
+    } else if (iface.tty !== undefined) {
+      classDevice(spec.portPath, 'tty', `${idir}/tty/${iface.tty}`, '166:0');
+      nodes.push(`/dev/${iface.tty}`);
+    }
+    if (iface.video !== undefined) {
+      classDevice(spec.portPath, 'video4linux', `${idir}/video4linux/${iface.video}`, '81:0');
+      nodes.push(`/dev/${iface.video}`);
+    }
+    const hid = `${idir}/0003:${spec.vendor.toUpperCase()}:${spec.product.toUpperCase()}.${String(index + 1).padStart(4, '0')}`;
+    if (iface.hidraw !== undefined) {
+      classDevice(spec.portPath, 'hidraw', `${hid}/hidraw/${iface.hidraw}`, '240:0');
+      nodes.push(`/dev/${iface.hidraw}`);
+    }
+    for (const event of iface.events ?? []) {
+      // The input device (`input7`, numbered machine-wide) holds the event node, both in class/input.
+      const input = `${iface.hidraw !== undefined ? hid : idir}/input/input${inputs++}`;
+      classDevice(spec.portPath, 'input', input, '');
+      classDevice(spec.portPath, 'input', `${input}/${event}`, '13:64');
+      nodes.push(`/dev/input/${event}`);
+    }
+    return nodes;
+  };
 
   const fixture: UsbFixture = {
     sys,
     addRootHub(bus, options = {}) {
-      const controller = options.controller ?? `devices/pci0000:00/0000:00:${String(bus).padStart(2, '0')}.0`;
+      const controller =
+        options.controller ?? controllerDir(options.address ?? '0000:00:14.0', options.numaNode ?? 0);
       const dir = `${controller}/usb${bus}`;
       attrs(dir, {
         idVendor: '1d6b',
@@ -143,33 +225,27 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
         attrs(idir, { bInterfaceClass: iface.class, bInterfaceNumber: String(index).padStart(2, '0') });
         if (iface.driver !== undefined) sys.linkTo(`${idir}/driver`, `bus/usb/drivers/${iface.driver}`);
         sys.linkTo(`bus/usb/devices/${name}`, idir);
-        if (iface.tty?.startsWith('ttyUSB')) {
-          attrs(`${idir}/${iface.tty}/tty/${iface.tty}`, { dev: '188:0' });
-          nodes.push(`/dev/${iface.tty}`);
-        } else if (iface.tty !== undefined) {
-          attrs(`${idir}/tty/${iface.tty}`, { dev: '166:0' });
-          nodes.push(`/dev/${iface.tty}`);
-        }
-        if (iface.video !== undefined) {
-          attrs(`${idir}/video4linux/${iface.video}`, { dev: '81:0' });
-          nodes.push(`/dev/${iface.video}`);
-        }
-        const hid = `${idir}/0003:${spec.vendor.toUpperCase()}:${spec.product.toUpperCase()}.${String(index + 1).padStart(4, '0')}`;
-        if (iface.hidraw !== undefined) {
-          attrs(`${hid}/hidraw/${iface.hidraw}`, { dev: '240:0' });
-          nodes.push(`/dev/${iface.hidraw}`);
-        }
-        (iface.events ?? []).forEach((event, i) => {
-          const base = iface.hidraw !== undefined ? `${hid}/input` : `${idir}/input`;
-          attrs(`${base}/input${index * 10 + i}/${event}`, { dev: '13:64' });
-          nodes.push(`/dev/input/${event}`);
-        });
+        nodes.push(...interfaceNodes(spec, dir, index, iface));
       });
       if (spec.devNodes !== false) for (const node of nodes) devFile(node);
       dirs.set(spec.portPath, dir);
       specs.set(spec.portPath, spec);
       nodesOf.set(spec.portPath, nodes);
       return dir;
+    },
+    bindNodes(portPath, index, nodes) {
+      const spec = specs.get(portPath);
+      const dir = dirs.get(portPath);
+      const iface = spec?.interfaces?.[index];
+      if (spec === undefined || dir === undefined || iface === undefined)
+        throw new Error(`fixture: ${portPath} has no interface ${index}`);
+      const added = interfaceNodes(spec, dir, index, { class: iface.class, ...nodes });
+      specs.set(portPath, {
+        ...spec,
+        interfaces: (spec.interfaces ?? []).map((old, i) => (i === index ? { ...old, ...nodes } : old)),
+      });
+      nodesOf.set(portPath, [...(nodesOf.get(portPath) ?? []), ...added]);
+      if (spec.devNodes !== false) for (const node of added) devFile(node);
     },
     removeDevice(portPath) {
       for (const child of [...specs.keys()].filter((p) => p.startsWith(`${portPath}.`))) {
@@ -178,15 +254,17 @@ export function createUsbFixture(sys: SysfsFixture = createSysfsFixture()): UsbF
       const spec = specs.get(portPath);
       const dir = dirs.get(portPath);
       if (spec === undefined || dir === undefined) throw new Error(`fixture: ${portPath} is not plugged`);
-      for (const node of nodesOf.get(portPath) ?? []) sys.removeDevNode(node);
+      for (const link of classLinksOf.get(portPath) ?? []) unlinkSync(join(sys.root, link));
       (spec.interfaces ?? []).forEach((_, index) =>
         unlinkSync(join(sys.root, `bus/usb/devices/${portPath}:1.${index}`)),
       );
       unlinkSync(join(sys.root, `bus/usb/devices/${portPath}`));
       rmSync(join(sys.root, dir), { recursive: true, force: true });
+      for (const node of nodesOf.get(portPath) ?? []) sys.removeDevNode(node);
       dirs.delete(portPath);
       specs.delete(portPath);
       nodesOf.delete(portPath);
+      classLinksOf.delete(portPath);
     },
     replug(portPath, devnum) {
       const spec = specs.get(portPath);

@@ -1,0 +1,115 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
+import { startPluginRun, type PluginRun } from '../testing/start-plugin-run';
+import { definePlugin } from './define-plugin';
+
+// A plugin with no watch at all: every change must come through its change probe. Each directory
+// class/thing/<id> is a device, Healthy while its `state` reads `up`.
+const probed = definePlugin({
+  name: 'probed',
+  binary: 'probed-device-plugin',
+  title: 'Probed test plugin',
+  version: '1.0.0',
+  scan: {
+    interval: '100ms',
+    run: async ({ host }) =>
+      Promise.all(
+        (await host.sysfs.list('class/thing')).map(async (id) => ({
+          id,
+          state: (await host.sysfs.read(`class/thing/${id}/state`))?.trim(),
+        })),
+      ),
+    probe: (things) => ({
+      sysfs: { list: ['class/thing'], read: things.map((t) => `class/thing/${t.id}/state`) },
+    }),
+  },
+  resources: (things) => ({
+    resources: [
+      {
+        name: 'example.com/thing',
+        devices: things.map((t) => ({ id: t.id, health: t.state === 'up' ? 'Healthy' : 'Unhealthy' })),
+      },
+    ],
+  }),
+});
+
+let fixture: SysfsFixture;
+let dp: string;
+let sim: KubeletSim;
+let run: PluginRun | undefined;
+beforeEach(async () => {
+  fixture = createSysfsFixture();
+  dp = mkdtempSync(join(tmpdir(), 'kdp-probe-'));
+  sim = await createKubeletSim({ dir: dp });
+});
+afterEach(async () => {
+  if (run !== undefined) {
+    run.signal('SIGTERM');
+    await run.done;
+  }
+  run = undefined;
+  await sim.close();
+  fixture.remove();
+  rmSync(dp, { recursive: true, force: true });
+});
+
+/** The value of one metric series, from the plugin's /metrics. */
+async function metric(url: string, series: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/** Polls `read` until `accept` holds (each read waits on the plugin's own probe ticks); generous deadline. */
+async function eventually<T>(
+  read: () => Promise<T>,
+  accept: (value: T) => boolean,
+  what: string,
+): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await read();
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)} after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('servePlugin with a change probe', () => {
+  it('scans fully only when the probe sees a change, and every probed change reaches the kubelet', async () => {
+    fixture.write('class/thing/a/state', 'up\n');
+    fixture.write('class/thing/b/state', 'up\n');
+    run = startPluginRun(probed, [
+      'serve',
+      ...['--sysfs-root', fixture.root, '--dev-root', fixture.devRoot, '--device-plugin-dir', dp],
+      ...['--metrics-address', '127.0.0.1:0'],
+    ]);
+    const url = String(
+      (await run.waitForLog((l) => l['msg'] === 'serving /metrics, /healthz and /readyz'))['url'],
+    );
+    await sim.until('example.com/thing', (s) => s.healthy.length === 2);
+    const scans = (trigger: string) => metric(url, `kdp_scans_total{plugin="probed",trigger="${trigger}"}`);
+    const unchanged = () => metric(url, 'kdp_change_probes_total{plugin="probed",outcome="unchanged"}');
+
+    // Idle, and a change to a file nobody probes: probes run, no full scan does.
+    const idleFrom = await unchanged();
+    fixture.write('class/thing/b/other', 'ignored\n');
+    await eventually(unchanged, (n) => n >= idleFrom + 10, 'unchanged probes');
+    expect(await scans('probe')).toBe(0);
+    expect(await scans('start')).toBe(1);
+
+    // A probed attribute: the one full scan it causes carries it to the kubelet.
+    fixture.write('class/thing/b/state', 'down\n');
+    await sim.until('example.com/thing', (s) => s.unhealthy.includes('b'));
+    expect(await scans('probe')).toBe(1);
+    fixture.write('class/thing/c/state', 'up\n'); // a new directory entry in a probed listing
+    await sim.until('example.com/thing', (s) => s.healthy.includes('c'));
+    fixture.write('class/thing/b/state', 'up\n');
+    await sim.until('example.com/thing', (s) => s.healthy.length === 3);
+    expect(await scans('probe')).toBeGreaterThanOrEqual(3);
+    expect(await scans('interval')).toBe(0);
+  }, 60_000);
+});
