@@ -69,11 +69,16 @@ function serveUntilStarted(bundle: string, args: string[]): Promise<Run> {
     const child = spawn(process.execPath, [bundle, ...args], { env });
     let stdout = '';
     let stderr = '';
+    let stopping = false;
     const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (stderr.includes('"msg":"starting"')) child.kill('SIGTERM');
+      // One SIGTERM, as the kubelet sends: a second one after the handlers are gone would end it by signal.
+      if (!stopping && stderr.includes('"msg":"starting"')) {
+        stopping = true;
+        child.kill('SIGTERM');
+      }
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
