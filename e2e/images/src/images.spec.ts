@@ -253,6 +253,8 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
         pid: running.pid,
         restarts: 1,
         registrationTimeoutMs: 30_000,
+        // The recommended checks too (re-registration after a dropped stream, health recovery): a WARN fails.
+        strict: true,
         onCheck: (check) => {
           const now = running.memoryKiB();
           if (now === undefined) return;
