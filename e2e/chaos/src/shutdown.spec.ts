@@ -2,7 +2,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSampleNode, PLUGIN_NAMES, type PluginName, type SampleNode } from '@kdp/demo';
+import {
+  allInOneServeArgs,
+  createSampleNode,
+  PLUGIN_NAMES,
+  pluginServeArgs,
+  type PluginDirs,
+  type PluginName,
+  type SampleNode,
+} from '@kdp/demo';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 
 // Shutdown under a storm of signals, as a real process must take it: the kubelet (or an impatient operator)
@@ -15,39 +23,8 @@ const bundleOf = (binary: PluginName | 'all-in-one'): string =>
     ? join(repoRoot, 'packages/device-plugins/dist/main.js')
     : join(repoRoot, `packages/plugin-${binary}/dist/main.js`);
 
-/** The plugins that read procfs, and so take `--proc-root`. */
-const READS_PROCFS: ReadonlySet<PluginName> = new Set(['gpu', 'sriov']);
-
 /** Kubernetes' default termination grace period: the whole storm must end well inside it. */
 const GRACE_MS = 30_000;
-
-interface Dirs {
-  readonly devicePlugins: string;
-  readonly cdi: string;
-  readonly devinfo: string;
-}
-
-function argsOf(binary: PluginName | 'all-in-one', node: SampleNode, dirs: Dirs): string[] {
-  const common = [
-    ...['serve', '--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot],
-    ...['--device-plugin-dir', dirs.devicePlugins, '--cdi-dir', dirs.cdi],
-    ...['--device-list-strategy', 'cdi'],
-  ];
-  if (binary === 'all-in-one') {
-    return [
-      ...common,
-      ...['--proc-root', node.procRoot, '--plugins', PLUGIN_NAMES.join(',')],
-      ...PLUGIN_NAMES.flatMap((plugin) => [`--${plugin}-config`, node.configs[plugin]]),
-      ...['--sriov-devinfo-dir', dirs.devinfo],
-    ];
-  }
-  return [
-    ...common,
-    ...(READS_PROCFS.has(binary) ? ['--proc-root', node.procRoot] : []),
-    ...['--config', node.configs[binary]],
-    ...(binary === 'sriov' ? ['--devinfo-dir', dirs.devinfo] : []),
-  ];
-}
 
 /** Sends SIGTERM and SIGINT, alternating, every millisecond until the process exits; resolves with the count. */
 async function signalStorm(child: ChildProcess): Promise<number> {
@@ -89,17 +66,27 @@ describe('shutdown under repeated SIGTERM and SIGINT', () => {
   it.each([...PLUGIN_NAMES, 'all-in-one' as const])(
     '%s: one clean exit, every socket, CDI spec and device-info file removed',
     async (binary) => {
-      const dirs: Dirs = {
-        devicePlugins: join(work, 'device-plugins'),
-        cdi: join(work, 'cdi'),
-        devinfo: join(work, 'devinfo'),
+      const dirs: PluginDirs = {
+        node,
+        devicePluginDir: join(work, 'device-plugins'),
+        cdiDir: join(work, 'cdi'),
+        devinfoDir: join(work, 'devinfo'),
       };
-      for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-      sim = await createKubeletSim({ dir: dirs.devicePlugins });
+      for (const dir of [dirs.devicePluginDir, dirs.cdiDir, dirs.devinfoDir])
+        mkdirSync(dir, { recursive: true });
+      sim = await createKubeletSim({ dir: dirs.devicePluginDir });
       const expected = node.expected.filter((e) => binary === 'all-in-one' || e.plugin === binary);
-      child = spawn(process.execPath, [bundleOf(binary), ...argsOf(binary, node, dirs)], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
+      child = spawn(
+        process.execPath,
+        [
+          bundleOf(binary),
+          ...(binary === 'all-in-one' ? allInOneServeArgs(dirs) : pluginServeArgs(binary, dirs)),
+          ...['--device-list-strategy', 'cdi'],
+        ],
+        {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
       child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
       const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
         child?.once('exit', (code, signal) => resolve({ code, signal })),
@@ -110,12 +97,12 @@ describe('shutdown under repeated SIGTERM and SIGINT', () => {
       // Something of everything the plugin cleans up exists before the storm.
       if (expected.some((e) => e.plugin === 'sriov')) {
         await sim.admit({ pod: 'p', container: 'c', resource: 'intel.com/sriov_dpdk', count: 1 });
-        const files = readdirSync(dirs.devinfo, { recursive: true, withFileTypes: true });
+        const files = readdirSync(dirs.devinfoDir, { recursive: true, withFileTypes: true });
         expect(files.filter((e) => e.isFile()).length).toBeGreaterThan(0);
       }
-      expect(readdirSync(dirs.cdi).length).toBeGreaterThan(0);
+      expect(readdirSync(dirs.cdiDir).length).toBeGreaterThan(0);
       const pluginSockets = (): string[] =>
-        readdirSync(dirs.devicePlugins).filter((name) => name.endsWith('.sock') && name !== 'kubelet.sock');
+        readdirSync(dirs.devicePluginDir).filter((name) => name.endsWith('.sock') && name !== 'kubelet.sock');
       const sockets = pluginSockets();
       expect(sockets.length).toBeGreaterThanOrEqual(expected.length);
 
@@ -134,8 +121,8 @@ describe('shutdown under repeated SIGTERM and SIGINT', () => {
       expect(stderr).toContain('already shutting down');
       expect(tookMs).toBeLessThan(GRACE_MS);
       expect(pluginSockets()).toEqual([]);
-      expect(readdirSync(dirs.cdi)).toEqual([]);
-      const leftFiles = readdirSync(dirs.devinfo, { recursive: true, withFileTypes: true }).filter((e) =>
+      expect(readdirSync(dirs.cdiDir)).toEqual([]);
+      const leftFiles = readdirSync(dirs.devinfoDir, { recursive: true, withFileTypes: true }).filter((e) =>
         e.isFile(),
       );
       expect(leftFiles.map((e) => e.name)).toEqual([]);

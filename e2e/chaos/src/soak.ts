@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSampleNode, PLUGIN_NAMES, type PluginName } from '@kdp/demo';
+import { allInOneServeArgs, createSampleNode, PLUGIN_NAMES, type PluginName } from '@kdp/demo';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { unplugUsbDevice, type UnpluggedDevice } from './soak-hotplug';
 import {
@@ -207,14 +207,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const registeredAt = new Map<string, number>();
 
   const spawnPlugin = (): SoakPlugin => {
-    const args = [
-      'serve',
-      ...['--plugins', PLUGIN_NAMES.join(',')],
-      ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot, '--proc-root', node.procRoot],
-      ...['--device-plugin-dir', dir, '--cdi-dir', join(node.root, 'cdi')],
-      ...PLUGIN_NAMES.flatMap((name) => [`--${name}-config`, node.configs[name]]),
-      ...['--sriov-devinfo-dir', join(node.root, 'devinfo')],
-    ];
+    const args = allInOneServeArgs({
+      node,
+      devicePluginDir: dir,
+      cdiDir: join(node.root, 'cdi'),
+      devinfoDir: join(node.root, 'devinfo'),
+    });
     const child = startSoakPlugin(options.bundle, args);
     generation += 1;
     const own = generation;

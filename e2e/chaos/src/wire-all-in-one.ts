@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createSampleNode, PLUGIN_NAMES, type SampleNode } from '@kdp/demo';
+import { allInOneServeArgs, createSampleNode, type SampleNode } from '@kdp/demo';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { inspectorUrlIn } from './wire-inspector';
 import { metricsUrlOf, spawnPlugin, type PluginProcess } from '@kdp/kubelet-sim/testing';
@@ -55,11 +55,7 @@ export async function startWireTarget(options: WireTargetOptions): Promise<WireT
   const plugin = spawnPlugin(
     ALL_IN_ONE_BUNDLE,
     [
-      'serve',
-      ...['--plugins', PLUGIN_NAMES.join(',')],
-      ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot, '--proc-root', node.procRoot],
-      ...['--device-plugin-dir', dir, '--cdi-dir', cdiDir, '--sriov-devinfo-dir', devinfoDir],
-      ...PLUGIN_NAMES.flatMap((name) => [`--${name}-config`, node.configs[name]]),
+      ...allInOneServeArgs({ node, devicePluginDir: dir, cdiDir, devinfoDir }),
       // Info: the line naming the metrics URL is logged at info.
       ...['--metrics-address', '127.0.0.1:0', '--log-level', 'info'],
     ],
