@@ -107,9 +107,9 @@ async function runProgram(program: Program, io: RunIo): Promise<number> {
   if (io.exit) {
     io.exit(code);
   } else {
-    // Exit now rather than when the event loop drains: a natural exit first tears the environment down and
-    // restores the signals' default action, so a SIGTERM arriving in those last milliseconds would kill the
-    // process by signal (status 143); and a leaked handle must not keep a terminating pod alive.
+    // Exit now rather than when the event loop drains: the signal listeners are still installed (a late SIGTERM
+    // is only logged), where a natural exit would first remove them; and a leaked handle must not keep a
+    // terminating pod alive.
     process.exit(code);
   }
   return code;
@@ -236,9 +236,13 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   } finally {
     for (const config of configs) config.watcher?.close();
     await probeServer?.close();
-    signals.off('SIGTERM', onTerm);
-    signals.off('SIGINT', onInt);
-    signals.off('SIGHUP', onHup);
+    // The process's own listeners stay until it exits: removing the last one restores the kernel's default
+    // action at once, and a SIGTERM between that and the exit would kill the process by signal (status 143).
+    if (io.signals !== undefined) {
+      signals.off('SIGTERM', onTerm);
+      signals.off('SIGINT', onInt);
+      signals.off('SIGHUP', onHup);
+    }
   }
 }
 
