@@ -12,7 +12,7 @@ type Mapping = Record<string, unknown>;
 interface Container extends Mapping {
   name: string;
   args?: string[];
-  ports?: { name?: string; containerPort: number }[];
+  ports?: { name?: string; containerPort: number; hostPort?: number }[];
   securityContext?: Mapping & {
     capabilities?: { add?: string[]; drop?: string[] };
     seccompProfile?: { type?: string };
@@ -220,6 +220,16 @@ export const profileRules: readonly ProfileRule[] = [
       if (port !== expected)
         problems.push(`metrics port ${port} is not the plugin's documented port ${String(expected)}`);
       return problems;
+    }),
+  },
+  {
+    name: 'metrics port published on the node (hostPort = containerPort): device-monitor scrapes NODE_IP:<port>',
+    check: each((c) => {
+      const entry = c.ports?.find((p) => p.name === 'metrics');
+      if (entry === undefined) return []; // the rule above reports a missing metrics port
+      return entry.hostPort === entry.containerPort
+        ? []
+        : [`container port "metrics" ${entry.containerPort} must have hostPort ${entry.containerPort}`];
     }),
   },
   {

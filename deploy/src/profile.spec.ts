@@ -75,7 +75,9 @@ const mutations: Record<string, (ds: KubeObject) => void> = {
     // Another plugin's port, consistently: only the distinct-port rule notices.
     container(ds)['args'] = (container(ds)['args'] as string[]).map((a) => a.replace(':9401', ':9402'));
     container(ds)['ports'][0]['containerPort'] = 9402;
+    container(ds)['ports'][0]['hostPort'] = 9402;
   },
+  'metrics port published on the node': (ds) => delete container(ds)['ports'][0]['hostPort'],
   'startup and liveness probes': (ds) => (container(ds)['readinessProbe']['httpGet']['path'] = '/healthz'),
   RollingUpdate: (ds) => ((ds['spec'] as Mapping)['updateStrategy']['rollingUpdate']['maxSurge'] = 1),
   hostPaths: (ds) =>

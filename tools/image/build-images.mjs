@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds one OCI image per plugin, daemonless: deterministic layer tars written here, assembled with umoci,
-// converted (oci-archive) and optionally pushed with skopeo. Same inputs give the same digests.
+// converted (oci-archive) and optionally pushed with skopeo. Same inputs give the same digests. Each platform
+// image gets a CycloneDX SBOM, written beside image.json and attached to the image as an OCI artifact.
 //
 //   node tools/image/build-images.mjs [gpu sriov infiniband usb fpga device-plugins monitor] [--arch amd64,arm64]
 //                                     [--push docker://REGISTRY/PREFIX [--tag TAG]] [--out dist/images]
@@ -15,11 +16,12 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { appLayer } from './lib/app-layer.mjs';
 import { createLockedDebs } from './lib/locked-debs.mjs';
-import { addArchImage, addImageIndex } from './lib/oci-image.mjs';
+import { addArchImage, addImageIndex, addReferrer } from './lib/oci-image.mjs';
 import { allArches } from './lib/platforms.mjs';
 import { plugins } from './lib/plugins.mjs';
 import { MissingToolError, requireTools, run } from './lib/run-tool.mjs';
 import { runtimeLayer, runtimePackages } from './lib/runtime-layer.mjs';
+import { createSbom, debComponent, sbomMediaType, sha256 } from './lib/sbom.mjs';
 import { createTar } from './lib/tar-writer.mjs';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -102,9 +104,57 @@ function mb(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`;
 }
 
+/** The SBOM's view of a layer's entries: every regular file with its sha256, layer and origin component. */
+function sbomFiles(entries, layer) {
+  return entries
+    .filter((entry) => entry.type === 'file')
+    .map((entry) => ({
+      path: entry.path,
+      sha256: sha256(entry.data),
+      layer,
+      origin: entry.origin,
+      pedigree: entry.pedigree,
+    }));
+}
+
+/** Components by bom-ref; a package both bundled and copied as files is one component with both facts. */
+function uniqueComponents(components) {
+  const byRef = new Map();
+  for (const component of components) {
+    const ref = component['bom-ref'];
+    byRef.set(ref, { ...byRef.get(ref), ...component });
+  }
+  return [...byRef.values()];
+}
+
+/** One platform image's SBOM (see lib/sbom.mjs) from its layers' entries and components. */
+function imageSbom({ plugin, version, arch, image, runtime, app, debs, labels, context }) {
+  const debComponents = debs.map((used) => debComponent(used, arch, context.debs.suite));
+  const ref = (component) => component['bom-ref'];
+  return createSbom({
+    image: {
+      name: plugin.binary,
+      version,
+      arch,
+      digest: image.digest,
+      source: context.source,
+      revision: context.revision,
+      created: context.created,
+      license: labels['org.opencontainers.image.licenses'],
+    },
+    components: uniqueComponents([runtime.node, ...debComponents, app.app, ...app.bundled, ...app.addons]),
+    files: [...runtime.files, ...sbomFiles(app.entries, 'app')],
+    dependencies: new Map([
+      ['image', [app.app, runtime.node, ...debComponents, ...app.addons].map(ref)],
+      [ref(app.app), [...app.bundled, ...app.addons].map(ref)],
+    ]),
+  });
+}
+
 async function buildOne(name, context) {
   const plugin = plugins[name];
-  const dir = join(root, 'packages', plugin.project.slice('@kdp/'.length));
+  const projectDir = `packages/${plugin.project.slice('@kdp/'.length)}`;
+  const dir = join(root, projectDir);
   const bundle = join(dir, 'dist/main.js');
   if (!existsSync(bundle))
     throw new Error(`${bundle} is missing: run npx nx run ${plugin.project}:build first`);
@@ -122,9 +172,10 @@ async function buildOne(name, context) {
     'org.opencontainers.image.licenses': 'Apache-2.0',
   };
   const images = [];
+  const referrers = [];
   for (const arch of context.arches) {
     const runtime = await context.runtime(arch);
-    const app = await appLayer({ ...context, plugin, arch, bundle });
+    const app = await appLayer({ ...context, root, plugin, projectDir, arch, bundle });
     const image = await addArchImage({
       layout,
       tag: `${version}-${arch}`,
@@ -135,14 +186,37 @@ async function buildOne(name, context) {
       cacheDir: context.cacheDir,
       layers: [
         { name: 'runtime', tar: runtime.tar },
-        { name: 'app', tar: createTar(app) },
+        { name: 'app', tar: createTar(app.entries) },
       ],
     });
     // The Debian packages actually used (a fallback records the pin it replaced as `locked`).
     const debs = context.debs.used(arch, [...runtimePackages, ...plugin.libraries.map((l) => l.package)]);
-    images.push({ ...image, strip: runtime.strip, debs });
+    const sbom = imageSbom({ plugin, version, arch, image, runtime, app, debs, labels, context });
+    const sbomFile = `${plugin.binary}-${version}-${arch}.cdx.json`;
+    writeFileSync(join(outDir, sbomFile), sbom);
+    const referrer = addReferrer({
+      layout,
+      subject: image,
+      document: sbom,
+      mediaType: sbomMediaType,
+      title: sbomFile,
+      created: context.created,
+    });
+    referrers.push(referrer);
+    images.push({
+      ...image,
+      strip: runtime.strip,
+      debs,
+      sbom: { file: sbomFile, digest: referrer.document, manifest: referrer.digest },
+    });
   }
-  const indexDigest = await addImageIndex({ layout, tag: version, images, annotations: labels });
+  const indexDigest = await addImageIndex({
+    layout,
+    tag: version,
+    images,
+    referrers,
+    annotations: labels,
+  });
   const archive = join(outDir, `${plugin.binary}-${version}.oci.tar`);
   await run('skopeo', [
     'copy',
@@ -194,9 +268,9 @@ async function main(argv) {
     // The runtime layer is the same for every plugin: build its tar once per architecture.
     runtime: async (arch) => {
       if (!runtimes.has(arch)) {
-        const { entries, strip } = await runtimeLayer(cacheDir, lock, debs, arch);
+        const { entries, strip, node } = await runtimeLayer(cacheDir, lock, debs, arch);
         if (!strip) console.warn(`warning: no strip tool for ${arch}; Node ships unstripped (larger image)`);
-        runtimes.set(arch, { tar: createTar(entries), strip });
+        runtimes.set(arch, { tar: createTar(entries), strip, node, files: sbomFiles(entries, 'runtime') });
       }
       return runtimes.get(arch);
     },

@@ -25,6 +25,8 @@ export interface NodeFixture {
   readonly writable: readonly string[];
   /** `serve` flags beyond `--device-plugin-dir`: the fixture's roots and configuration. */
   readonly args: readonly string[];
+  /** `discover` flags: {@link args} less those that apply to serve only (SR-IOV's `--devinfo-dir`). */
+  readonly discoverArgs: readonly string[];
   /** The resource the conformance suite checks. */
   readonly resource: string;
   /** Deletes the fixture tree. */
@@ -53,10 +55,12 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
   switch (plugin) {
     case 'gpu': {
       const f = buildNvidiaMachine();
+      const args = rootFlags(f);
       return {
         readOnly: [f.base],
         writable: [],
-        args: rootFlags(f),
+        args,
+        discoverArgs: args,
         resource: 'nvidia.com/gpu',
         remove: f.remove,
       };
@@ -67,16 +71,19 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
       writeFileSync(join(f.base, 'config.json'), UPSTREAM_CONFIG);
       const devinfo = join(f.base, 'devinfo');
       mkdirSync(devinfo);
-      const args = [...rootFlags(f), '--config', join(f.base, 'config.json'), '--devinfo-dir', devinfo];
+      const discoverArgs = [...rootFlags(f), '--config', join(f.base, 'config.json')];
+      const args = [...discoverArgs, '--devinfo-dir', devinfo];
       const resource = 'intel.com/intel_sriov_dpdk';
-      return { readOnly: [f.base], writable: [devinfo], args, resource, remove: f.remove };
+      return { readOnly: [f.base], writable: [devinfo], args, discoverArgs, resource, remove: f.remove };
     }
     case 'infiniband': {
       const f = createRdmaMachine();
+      const args = sysAndDevFlags(f);
       return {
         readOnly: [f.base],
         writable: [],
-        args: sysAndDevFlags(f),
+        args,
+        discoverArgs: args,
         resource: 'rdma/hca',
         remove: f.remove,
       };
@@ -88,7 +95,14 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
       writeFileSync(config, USB_CONFIG);
       const args = [...sysAndDevFlags(usb.sys), '--config', config];
       const resource = 'example.com/serial';
-      return { readOnly: [usb.sys.base], writable: [], args, resource, remove: usb.remove };
+      return {
+        readOnly: [usb.sys.base],
+        writable: [],
+        args,
+        discoverArgs: args,
+        resource,
+        remove: usb.remove,
+      };
     }
     case 'fpga': {
       const f = createFpgaFixture();
@@ -97,7 +111,8 @@ export function buildNodeFixture(plugin: PluginName): NodeFixture {
       const config = join(f.base, 'fpga.yaml');
       writeFileSync(config, 'mode: af\n');
       const args = [...sysAndDevFlags(f), '--config', config];
-      return { readOnly: [f.base], writable: [], args, resource: FPGA_AF_RESOURCE, remove: f.remove };
+      const resource = FPGA_AF_RESOURCE;
+      return { readOnly: [f.base], writable: [], args, discoverArgs: args, resource, remove: f.remove };
     }
   }
 }
@@ -151,6 +166,7 @@ export function buildMultiPluginNode(): MultiPluginNode {
     readOnly: [node.base],
     writable: [],
     args,
+    discoverArgs: args,
     resource: 'nvidia.com/gpu',
     resources: {
       'nvidia.com/gpu': gpus.length,

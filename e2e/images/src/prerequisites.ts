@@ -5,6 +5,8 @@ const tools: ReadonlyArray<readonly [string, string]> = [
   ['umoci', 'umoci'],
   ['skopeo', 'skopeo'],
   ['runc', 'runc'],
+  // Runs the arm64 images' Node on an x86-64 host, invoked directly (no binfmt_misc registration needed).
+  ['qemu-aarch64-static', 'qemu-user-static'],
 ];
 
 function hasTool(command: string): boolean {

@@ -1,6 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import { allocateContainers } from './allocate-containers';
+import { allocateContainers, MAX_CONTAINER_REQUESTS } from './allocate-containers';
 import { createPushSource } from './device-source';
 import { DevicePluginError } from './device-plugin-error';
 import { createDeviceStore } from './device-store';
@@ -77,10 +77,21 @@ describe('allocateContainers', () => {
     ],
     ['unhealthy IDs', requestOf(['sick']), /device "sick" unhealthy/],
     ['repeated IDs', requestOf(['a', 'a']), /device "a" requested twice/],
+    [
+      'more container requests than are served',
+      requestOf(...Array.from({ length: MAX_CONTAINER_REQUESTS + 1 }, () => ['a'])),
+      /257 container requests, at most 256 are served/,
+    ],
   ])('rejects %s with INVALID_ARGUMENT', async (_what, request, message) => {
     const error = await allocateContainers(base, devices, request, signal).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DevicePluginError);
     expect(error).toMatchObject({ code: status.INVALID_ARGUMENT, message: expect.stringMatching(message) });
+  });
+
+  it('serves the most container requests it accepts, one response each', async () => {
+    const request = requestOf(...Array.from({ length: MAX_CONTAINER_REQUESTS }, () => ['a']));
+    const response = await allocateContainers(base, devices, request, signal);
+    expect(response.containerResponses).toHaveLength(MAX_CONTAINER_REQUESTS);
   });
 
   it('keeps a status code a hook throws and wraps other hook errors as INTERNAL naming the resource', async () => {

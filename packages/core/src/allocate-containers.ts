@@ -13,6 +13,22 @@ export type AllocationTransform = (context: {
   allocation: ContainerAllocation;
 }) => ContainerAllocation | Promise<ContainerAllocation>;
 
+/**
+ * The most container requests one Allocate or GetPreferredAllocation may carry. The kubelet sends exactly one
+ * (P-26, P-27) and a batching kubelet one per container of a pod; each is prepared concurrently, so an unbounded
+ * list (a 4 MiB request holds some 250,000) would hold the process for minutes and gigabytes.
+ */
+export const MAX_CONTAINER_REQUESTS = 256;
+
+/** Rejects a request with more than {@link MAX_CONTAINER_REQUESTS} container requests (INVALID_ARGUMENT). */
+export function checkContainerCount(resource: string, rpc: string, count: number): void {
+  if (count > MAX_CONTAINER_REQUESTS)
+    throw new DevicePluginError(
+      Code.InvalidArgument,
+      `cannot ${rpc} ${resource}: ${count} container requests, at most ${MAX_CONTAINER_REQUESTS} are served`,
+    );
+}
+
 /** Checks one container's IDs: present, not repeated, known and healthy; returns the devices in request order. */
 export function resolveRequestedDevices<P>(
   resource: string,
@@ -79,6 +95,7 @@ export async function allocateContainers<P>(
       `cannot allocate ${resource}: the request has no container requests`,
     );
   }
+  checkContainerCount(resource, 'allocate', requests.length);
   const resolved = requests.map((container, index) =>
     resolveRequestedDevices(resource, container?.devicesIds ?? [], devices, index),
   );

@@ -56,10 +56,13 @@ describe('the sample plugin as a process', () => {
       pid: child.pid ?? 0,
       restarts: 3,
       registrationTimeoutMs: 30_000,
+      // Strict: every recommended practice too; the sample plugin advertises both optional RPCs.
+      strict: true,
     });
     const failed = report.checks.filter((c) => c.status === 'fail');
     expect(failed).toEqual([]);
     expect(report.ok).toBe(true);
+    expect(report.checks.flatMap((c) => (c.status === 'pass' ? [] : [`${c.id}: ${c.status}`]))).toEqual([]);
     await exited(child);
     expect(readdirSync(dir).filter((name) => name.startsWith('example.com_sample'))).toEqual([]);
   }, 120_000);

@@ -1,4 +1,6 @@
+import { status } from '@grpc/grpc-js';
 import fc from 'fast-check';
+import { MAX_CONTAINER_REQUESTS } from './allocate-containers';
 import { createPushSource } from './device-source';
 import { createDeviceStore } from './device-store';
 import { enforcePreferredAllocation, preferredAllocation } from './preferred-allocation';
@@ -63,5 +65,39 @@ describe('preferredAllocation with the topology hook', () => {
       ],
     });
     expect(response.containerResponses[0]?.deviceIDs.sort()).toEqual(['g1', 'g3']);
+  });
+
+  it('shows the hook each ID once and only known must-include IDs; unknown ones still come first', async () => {
+    const seen: { available: string[]; mustInclude: readonly string[] }[] = [];
+    const spying: ResourceDeclaration = {
+      ...declaration,
+      preferredAllocation: (context) => {
+        seen.push({ available: context.available.map((d) => d.id), mustInclude: context.mustInclude });
+        return ['g2'];
+      },
+    };
+    const response = await preferredAllocation(spying, store.devices(), {
+      containerRequests: [
+        {
+          availableDeviceIDs: ['g0', 'g2', 'g0', 'g2', 'ghost'],
+          mustIncludeDeviceIDs: ['ghost', 'g0', 'ghost', 'g0'],
+          allocationSize: 3,
+        },
+      ],
+    });
+    expect(seen).toEqual([{ available: ['g0', 'g2'], mustInclude: ['g0'] }]);
+    expect(response.containerResponses[0]?.deviceIDs).toEqual(['ghost', 'g0', 'g2']);
+  });
+
+  it('rejects more container requests than Allocate serves with INVALID_ARGUMENT', async () => {
+    const container = { availableDeviceIDs: ['g0', 'g2'], mustIncludeDeviceIDs: [], allocationSize: 1 };
+    const request = (count: number) => ({
+      containerRequests: Array.from({ length: count }, () => container),
+    });
+    const served = await preferredAllocation(declaration, store.devices(), request(MAX_CONTAINER_REQUESTS));
+    expect(served.containerResponses).toHaveLength(MAX_CONTAINER_REQUESTS);
+    await expect(
+      preferredAllocation(declaration, store.devices(), request(MAX_CONTAINER_REQUESTS + 1)),
+    ).rejects.toMatchObject({ code: status.INVALID_ARGUMENT, message: expect.stringMatching(/at most 256/) });
   });
 });

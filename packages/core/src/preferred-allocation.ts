@@ -1,5 +1,6 @@
 import { Code } from './code';
 import { Healthy, type PreferredAllocationRequest, type PreferredAllocationResponse } from '@kdp/api';
+import { checkContainerCount } from './allocate-containers';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
 import type { PluginDevice } from './plugin-device';
 import type { ResourceDeclaration } from './resource-declaration';
@@ -39,22 +40,27 @@ export async function preferredAllocation<P>(
     throw new DevicePluginError(Code.Unimplemented, `${resource} does not offer GetPreferredAllocation`);
   }
   const requests = Array.isArray(request?.containerRequests) ? request.containerRequests : [];
+  checkContainerCount(resource, 'choose a preferred allocation of', requests.length);
   const containerResponses = await Promise.all(
     requests.map(async (container) => {
-      const availableIds = container?.availableDeviceIDs ?? [];
-      const mustInclude = container?.mustIncludeDeviceIDs ?? [];
+      // Each list once, as sets: both come off the wire, and a hook (or a filter) quadratic in two long lists of
+      // repeated or unknown IDs stalls the whole process, every resource it serves. The kubelet only ever sends
+      // IDs the plugin advertised, once each (P-26), so for it nothing changes.
+      const availableIds = new Set(container?.availableDeviceIDs ?? []);
+      const mustInclude = [...new Set(container?.mustIncludeDeviceIDs ?? [])];
+      const must = new Set(mustInclude);
       const size = container?.allocationSize ?? 0;
       // Only devices the plugin knows and that are healthy are offered to the hook; must-include ones always are.
-      const usable = availableIds.filter(
-        (id) => devices.get(id)?.health === Healthy || mustInclude.includes(id),
-      );
+      const usable = [...availableIds].filter((id) => devices.get(id)?.health === Healthy || must.has(id));
       const available = usable.flatMap((id) => {
         const device = devices.get(id);
         return device ? [device] : [];
       });
+      // Unknown must-include IDs are left out of what the hook sees; the trim below still puts them first.
+      const knownMust = mustInclude.filter((id) => devices.has(id));
       let answer: readonly string[];
       try {
-        answer = await hook({ resource, available, mustInclude, size });
+        answer = await hook({ resource, available, mustInclude: knownMust, size });
         if (!Array.isArray(answer))
           throw new TypeError('the preferredAllocation hook must return an array of IDs');
       } catch (error) {

@@ -18,7 +18,7 @@ export interface PreferredAllocationContext<P> {
   readonly resource: string;
   /** Devices the kubelet may choose from (known ones only). */
   readonly available: readonly PluginDevice<P>[];
-  /** IDs that must be in the answer. */
+  /** IDs of known devices that must be in the answer, each once (unknown ones are put first by the runtime). */
   readonly mustInclude: readonly string[];
   /** Total number of devices wanted. */
   readonly size: number;

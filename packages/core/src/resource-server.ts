@@ -30,12 +30,29 @@ export interface ResourceServerOptions<P> {
   readonly transform?: AllocationTransform | undefined;
   /** Called whenever a ListAndWatch stream of this server ends. */
   readonly onStreamClosed: () => void;
+  /** HTTP/2 keepalive pings on every connection; default {@link CONNECTION_KEEPALIVE}. */
+  readonly keepalive?: ConnectionKeepalive;
   /** Plugin-watcher mode: the socket also serves pluginregistration.Registration (P-36). */
   readonly pluginWatcher?: {
     readonly endpoint: string;
     readonly onStatus: (registered: boolean, error: string) => void;
   };
 }
+
+/** HTTP/2 keepalive of a server's connections: a ping after `timeMs` without one, answered within `timeoutMs`. */
+export interface ConnectionKeepalive {
+  readonly timeMs: number;
+  readonly timeoutMs: number;
+}
+
+/**
+ * Every connection is pinged after 20 s and dropped when the ping goes unanswered for 10 s. Node's HTTP/2 server
+ * never closes a connection it answered a protocol error on (a GOAWAY, e.g. for a DATA frame on stream 0), not
+ * even once the peer is gone, so each such connection would hold a file descriptor for good; the keepalive
+ * reaps them. The kubelet's client (grpc-go) answers pings at once, and a kubelet that has not for 10 s has lost
+ * the connection anyway.
+ */
+export const CONNECTION_KEEPALIVE: ConnectionKeepalive = { timeMs: 20_000, timeoutMs: 10_000 };
 
 /** One gRPC server generation of one resource: created, bound once, shut down once (P-21: never reused). */
 export interface ResourceServer {
@@ -56,7 +73,12 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
   const resource = declaration.name;
   const streams = new Set<Stream>();
   let opened = 0;
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+  const keepalive = options.keepalive ?? CONNECTION_KEEPALIVE;
+  const server = new Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.keepalive_time_ms': keepalive.timeMs,
+    'grpc.keepalive_timeout_ms': keepalive.timeoutMs,
+  });
 
   const serveStream = (call: Stream, convert: (devices: Device[]) => unknown[]): void => {
     streams.add(call);

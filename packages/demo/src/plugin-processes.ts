@@ -8,14 +8,9 @@ import type { SampleNode } from './sample-node/create-sample-node';
 export const ALL_IN_ONE = 'kdp-device-plugins';
 
 /** Where the plugins run: the directories every plugin shares. */
-export interface PluginEnvironment {
-  readonly node: SampleNode;
+export interface PluginEnvironment extends PluginDirs {
   /** Folder holding `plugin-<name>/dist/main.js` and `device-plugins/dist/main.js` (the repository's `packages/`). */
   readonly packagesDir: string;
-  readonly devicePluginDir: string;
-  readonly cdiDir: string;
-  /** The SR-IOV plugin's Multus device-info directory. */
-  readonly devinfoDir: string;
   /** Every line the plugins write, prefixed with `[<plugin>] `. */
   readonly logFile: string;
   /** Called with each JSON log line of a plugin. */
@@ -59,42 +54,59 @@ export const now = (): number => performance.timeOrigin + performance.now();
 /** Plugins that read procfs, and so take `--proc-root`. */
 const READS_PROCFS: ReadonlySet<PluginName> = new Set(['gpu', 'sriov']);
 
+/** The directories a plugin process on the sample node is pointed at. */
+export interface PluginDirs {
+  readonly node: SampleNode;
+  readonly devicePluginDir: string;
+  readonly cdiDir: string;
+  /** The SR-IOV plugin's Multus device-info directory. */
+  readonly devinfoDir: string;
+}
+
 /** The flags a process gets: the sample node's roots (procfs where read) and the shared directories. */
-function commonArgs(env: PluginEnvironment, plugins: readonly PluginName[]): string[] {
-  const { node } = env;
+function commonArgs(dirs: PluginDirs, plugins: readonly PluginName[]): string[] {
+  const { node } = dirs;
   return [
     ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot],
     ...(plugins.some((plugin) => READS_PROCFS.has(plugin)) ? ['--proc-root', node.procRoot] : []),
-    ...['--device-plugin-dir', env.devicePluginDir, '--cdi-dir', env.cdiDir],
+    ...['--device-plugin-dir', dirs.devicePluginDir, '--cdi-dir', dirs.cdiDir],
   ];
 }
 
-/** The command line of one plugin: `serve` with the sample node's roots, configuration and flags. */
-export function pluginArgs(plugin: PluginName, env: PluginEnvironment): string[] {
+/** One plugin's `serve` command line (after its bundle): the sample node's roots, configuration and flags. */
+export function pluginServeArgs(plugin: PluginName, dirs: PluginDirs): string[] {
   return [
-    join(env.packagesDir, `plugin-${plugin}`, 'dist', 'main.js'),
     'serve',
-    ...commonArgs(env, [plugin]),
-    ...['--config', env.node.configs[plugin]],
-    ...(plugin === 'sriov' ? ['--devinfo-dir', env.devinfoDir] : []),
-    ...env.node.flags[plugin],
+    ...commonArgs(dirs, [plugin]),
+    ...['--config', dirs.node.configs[plugin]],
+    ...(plugin === 'sriov' ? ['--devinfo-dir', dirs.devinfoDir] : []),
+    ...dirs.node.flags[plugin],
   ];
 }
 
 /**
- * The command line of `kdp-device-plugins serve` with all five plugins and the same configurations; each
+ * `kdp-device-plugins serve` with all five plugins and the same configurations (after its bundle); each
  * plugin's own flags carry its name (`--gpu-config`, `--sriov-devinfo-dir`). The common flags of the single
  * processes (the InfiniBand plugin's `--poll-interval`) are left out: in one process they would apply to all.
  */
-export function allInOneArgs(env: PluginEnvironment): string[] {
+export function allInOneServeArgs(dirs: PluginDirs): string[] {
   return [
-    join(env.packagesDir, 'device-plugins', 'dist', 'main.js'),
     'serve',
     ...['--plugins', PLUGIN_NAMES.join(',')],
-    ...commonArgs(env, PLUGIN_NAMES),
-    ...PLUGIN_NAMES.flatMap((plugin) => [`--${plugin}-config`, env.node.configs[plugin]]),
-    ...['--sriov-devinfo-dir', env.devinfoDir],
+    ...commonArgs(dirs, PLUGIN_NAMES),
+    ...PLUGIN_NAMES.flatMap((plugin) => [`--${plugin}-config`, dirs.node.configs[plugin]]),
+    ...['--sriov-devinfo-dir', dirs.devinfoDir],
   ];
+}
+
+/** The command line of one plugin: its bundle, then {@link pluginServeArgs}. */
+export function pluginArgs(plugin: PluginName, env: PluginEnvironment): string[] {
+  return [join(env.packagesDir, `plugin-${plugin}`, 'dist', 'main.js'), ...pluginServeArgs(plugin, env)];
+}
+
+/** The command line of `kdp-device-plugins`: its bundle, then {@link allInOneServeArgs}. */
+export function allInOneArgs(env: PluginEnvironment): string[] {
+  return [join(env.packagesDir, 'device-plugins', 'dist', 'main.js'), ...allInOneServeArgs(env)];
 }
 
 /**

@@ -3,7 +3,8 @@ import packageJson from '../package.json';
 import { runCli } from './cli/run-cli';
 
 const controller = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => controller.abort());
+// `on`, not `once`: a second signal during shutdown must not kill it by signal.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => controller.abort());
 
 runCli(process.argv.slice(2), {
   stdout: process.stdout,

@@ -9,13 +9,16 @@ const daemonSet = readFileSync(
 );
 
 describe('deploy/monitor/daemonset.yaml', () => {
-  it('passes arguments that device-monitor accepts', () => {
+  it('passes arguments that device-monitor accepts, scraping each single plugin on the node IP', () => {
+    // The kubelet expands $(VAR) from the container's env: NODE_IP is status.hostIP, PLUGIN_METRICS_PORTS a value.
+    expect(daemonSet).toMatch(/- name: NODE_IP\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: status.hostIP\n/);
+    const ports = /- name: PLUGIN_METRICS_PORTS\n\s+value: '([^']*)'/.exec(daemonSet)?.[1] ?? '';
     const block = /^ {10}args:\n((?: {12}(?:- .*|#.*)\n)+)/m.exec(daemonSet)?.[1] ?? '';
     const args = block
       .split('\n')
       .map((line) => /^ {12}- (.*)$/.exec(line)?.[1])
       .filter((arg): arg is string => arg !== undefined)
-      .map((arg) => arg.replace('$(NODE_IP)', '10.0.0.1'));
+      .map((arg) => arg.replace('$(NODE_IP)', '10.0.0.1').replace('$(PLUGIN_METRICS_PORTS)', ports));
     expect(args.length).toBeGreaterThanOrEqual(4);
     const parsed = parseCliArgs(args);
     expect(parsed).toMatchObject({
@@ -24,6 +27,7 @@ describe('deploy/monitor/daemonset.yaml', () => {
         kind: 'run',
         podResourcesSocket: '/var/lib/kubelet/pod-resources/kubelet.sock',
         metricsAddress: expect.stringMatching(/:9410$/),
+        pluginMetrics: [9401, 9402, 9403, 9404, 9405].map((port) => `http://10.0.0.1:${port}/metrics`),
       },
     });
     expect(defaultMetricsAddress.endsWith(':9410')).toBe(true);

@@ -289,6 +289,65 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
       expect(await samplesOf(registry, 'kdp_container_allocated_devices')).toHaveLength(2);
     });
 
+    it('tells an absent plugin (connection refused) from a failing one: no up series, no errors, one log line each', async () => {
+      fake.list = { podResources: [podWithDevices('a', 'c', gpu, ['g0'])] };
+      const endpoint = 'http://10.0.0.1:9402/metrics';
+      let answer: () => string = () => {
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+        });
+      };
+      const lines: string[] = [];
+      const logger = createLogger({
+        level: 'debug',
+        name: 't',
+        destination: { write: (l) => lines.push(l) },
+      });
+      const m = make({
+        logger,
+        healthScraper: createPluginHealthScraper({ endpoints: [endpoint], fetchText: async () => answer() }),
+      });
+      const pollWithHealth = async () => {
+        const health = once(m.events, 'health');
+        clock.advance(1_000);
+        await m.pollOnce();
+        await health;
+        const text = await registry.metrics();
+        return {
+          up: /^kdp_monitor_plugin_up\{[^}]*\} (\d)$/m.exec(text)?.[1],
+          present: /^kdp_monitor_plugin_present\{[^}]*\} (\d)$/m.exec(text)?.[1],
+          errors: /^kdp_monitor_plugin_scrape_errors_total\{[^}]*\} (\d+)$/m.exec(text)?.[1],
+          health: (await samplesOf(registry, 'kdp_container_device_health')).length,
+        };
+      };
+      const absent = { up: undefined, present: '0', errors: '0', health: 0 };
+      expect(await pollWithHealth()).toEqual(absent);
+      expect(await pollWithHealth()).toEqual(absent);
+      answer = () => 'kdp_device_health{resource="nvidia.com/gpu",device="g0"} 1\n';
+      expect(await pollWithHealth()).toEqual({ up: '1', present: '1', errors: '0', health: 1 });
+      answer = () => {
+        throw new Error('HTTP 500');
+      };
+      expect(await pollWithHealth()).toEqual({ up: '0', present: '1', errors: '1', health: 0 });
+      expect(await pollWithHealth()).toEqual({ up: '0', present: '1', errors: '2', health: 0 });
+      answer = () => {
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+        });
+      };
+      expect(await pollWithHealth()).toEqual({ ...absent, errors: '2' });
+      const messages = lines
+        .map((line) => JSON.parse(line) as { msg: string; endpoint?: string })
+        .filter((line) => line.endpoint === endpoint)
+        .map((line) => line.msg);
+      expect(messages).toEqual([
+        'no plugin listening at this endpoint (none on this node, or restarting)',
+        'plugin metrics endpoint answering',
+        'plugin metrics scrape failed',
+        'no plugin listening at this endpoint (none on this node, or restarting)',
+      ]);
+    });
+
     it('exports only names that follow the Prometheus and Kubernetes naming rules', async () => {
       fake.list = {
         podResources: [
@@ -305,7 +364,7 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
       const text = await registry.metrics();
       expect(metricNamingProblems(text, 'kdp_')).toEqual([]);
       const families = [...text.matchAll(/^# TYPE (\S+)/gm)].map((x) => x[1]);
-      expect(families).toHaveLength(20);
+      expect(families).toHaveLength(21);
       expect(metricNamingProblems('# HELP x_ms x\n# TYPE x_ms counter\nx_ms 1\n', 'kdp_')).toEqual([
         'x_ms: lacks the prefix kdp_',
         'x_ms: counter without _total',

@@ -15,7 +15,7 @@ import { createDeviceMetrics, deviceHealthKey } from './device-metrics';
 import { buildNodeSnapshot, type NodeSnapshot } from './node-snapshot';
 import type { DeviceHealth, EndpointScrape, PluginHealthScraper } from './plugin-health-scraper';
 import { grpcCode, grpcCodeName, type PodResourcesClient } from './pod-resources-client';
-import { createStatusMetrics, type PodResourcesMethod } from './status-metrics';
+import { createStatusMetrics, type PluginScrapeOutcome, type PodResourcesMethod } from './status-metrics';
 
 /** Options of {@link createDeviceMonitor}. */
 export interface DeviceMonitorOptions {
@@ -93,7 +93,7 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
   let running = false;
   let inFlight: Promise<PollResult> | undefined;
   let healthInFlight: Promise<void> | undefined;
-  const endpointDown = new Set<string>();
+  const endpointState = new Map<string, PluginScrapeOutcome>();
 
   const render = () => {
     if (snapshot) deviceMetrics.render(snapshot, health);
@@ -121,15 +121,25 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
     const results = await scraper.scrape();
     const next = new Map<string, DeviceHealth>();
     for (const result of results) {
-      statusMetrics.pluginScrape(result.endpoint, result.ok, clock.now());
+      const outcome: PluginScrapeOutcome = result.ok ? 'ok' : result.absent ? 'absent' : 'failed';
+      const previous = endpointState.get(result.endpoint);
+      endpointState.set(result.endpoint, outcome);
+      statusMetrics.pluginScrape(result.endpoint, outcome, clock.now());
       if (!result.ok) {
-        if (!endpointDown.has(result.endpoint))
+        // Once per change of state, not once per poll.
+        if (outcome === 'failed' && previous !== 'failed')
           logger.warn({ endpoint: result.endpoint, error: result.error }, 'plugin metrics scrape failed');
-        endpointDown.add(result.endpoint);
+        if (outcome === 'absent' && previous !== 'absent')
+          logger.info(
+            { endpoint: result.endpoint, error: result.error },
+            'no plugin listening at this endpoint (none on this node, or restarting)',
+          );
         continue;
       }
-      if (endpointDown.delete(result.endpoint))
+      if (previous === 'failed')
         logger.info({ endpoint: result.endpoint }, 'plugin metrics scrape recovered');
+      if (previous === 'absent')
+        logger.info({ endpoint: result.endpoint }, 'plugin metrics endpoint answering');
       for (const device of result.devices) {
         const key = deviceHealthKey(device.resource, device.device);
         // Two endpoints naming one device: unhealthy wins.

@@ -16,7 +16,13 @@ export type {
   MemoryBlock,
   NodeSnapshot,
 } from './node-snapshot';
-export { parseCliArgs, parsePluginMetricsUrl, defaultMetricsAddress, usage } from './parse-cli-args';
+export {
+  parseCliArgs,
+  parsePluginMetricsUrl,
+  pluginMetricsUrlsOf,
+  defaultMetricsAddress,
+  usage,
+} from './parse-cli-args';
 export type { CliCommand, CliParseResult } from './parse-cli-args';
 export { parsePrometheusText, parsePrometheusValue } from './parse-prometheus-text';
 export type { PrometheusParseResult, PrometheusSample } from './parse-prometheus-text';
@@ -38,5 +44,5 @@ export type { PodResourcesClient, PodResourcesClientOptions } from './pod-resour
 export { runDeviceMonitor } from './run-device-monitor';
 export type { CliIo } from './run-device-monitor';
 export { createStatusMetrics } from './status-metrics';
-export type { PodResourcesMethod, StatusMetrics } from './status-metrics';
+export type { PluginScrapeOutcome, PodResourcesMethod, StatusMetrics } from './status-metrics';
 export { monitorVersion } from './version';

@@ -39,6 +39,62 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('builds http://HOST:PORT/metrics from --plugin-metrics-host and --plugin-metrics-ports, IPv6 in brackets', () => {
+    const urls = (argv: string[]) => {
+      const result = parseCliArgs(argv);
+      return result.ok && result.command.kind === 'run' ? result.command.pluginMetrics : result;
+    };
+    expect(
+      urls([
+        '--plugin-metrics-host=10.0.0.1',
+        '--plugin-metrics-ports=9401,9402',
+        '--plugin-metrics-ports=9405',
+      ]),
+    ).toEqual([
+      'http://10.0.0.1:9401/metrics',
+      'http://10.0.0.1:9402/metrics',
+      'http://10.0.0.1:9405/metrics',
+    ]);
+    expect(urls(['--plugin-metrics-host', 'fd00::1', '--plugin-metrics-ports', '9400'])).toEqual([
+      'http://[fd00::1]:9400/metrics',
+    ]);
+    expect(urls(['--plugin-metrics-host=[fd00::1]', '--plugin-metrics-ports=9400'])).toEqual([
+      'http://[fd00::1]:9400/metrics',
+    ]);
+    expect(
+      urls([
+        '--plugin-metrics=http://node-1.example:9401/metrics',
+        '--plugin-metrics-host=node-1.example',
+        '--plugin-metrics-ports=9401,9402',
+      ]),
+    ).toEqual(['http://node-1.example:9401/metrics', 'http://node-1.example:9402/metrics']);
+  });
+
+  it.each([
+    [['--plugin-metrics-ports=9401'], /--plugin-metrics-ports needs --plugin-metrics-host/],
+    [['--plugin-metrics-host=10.0.0.1'], /--plugin-metrics-host needs --plugin-metrics-ports/],
+    [['--plugin-metrics-host=10.0.0.1', '--plugin-metrics-ports=,'], /needs --plugin-metrics-ports/],
+    [
+      ['--plugin-metrics-host=$(NODE_IP)', '--plugin-metrics-ports=9401'],
+      /'\$\(NODE_IP\)' is not an IP address or host name \(an unset environment variable\?/,
+    ],
+    [
+      ['--plugin-metrics-host=a_b', '--plugin-metrics-ports=9401'],
+      /'a_b' is not an IP address or host name$/,
+    ],
+    [['--plugin-metrics-host=[node]', '--plugin-metrics-ports=9401'], /'\[node\]' is not an IP address/],
+    [
+      ['--plugin-metrics-host=h', '--plugin-metrics-ports=0'],
+      /--plugin-metrics-ports: '0' is not a port in 1..65535/,
+    ],
+    [['--plugin-metrics-host=h', '--plugin-metrics-ports=70000'], /'70000' is not a port/],
+    [['--plugin-metrics-host=h', '--plugin-metrics-ports=94x1'], /'94x1' is not a port/],
+  ])('rejects the plugin host and ports %j', (argv, message) => {
+    const result = parseCliArgs(argv);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(message);
+  });
+
   it.each([
     [['--bogus'], /Unknown option '--bogus'/],
     [['extra'], /Unexpected argument 'extra'/],

@@ -1,5 +1,6 @@
 import { PodResourcesSocket, UnixSocketPathMaxBytes } from '@kdp/api';
 import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
+import { isIPv6, isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -34,6 +35,10 @@ Flags:
                                 [${defaultMetricsAddress}]
   --interval MS                 poll interval in milliseconds, 10..3600000 [1000]
   --plugin-metrics URL[,URL…]   plugin metrics endpoints whose kdp_device_health is joined in (repeatable)
+  --plugin-metrics-host HOST    the node's address, where the plugins' metrics ports are published
+                                (the DaemonSet passes $(NODE_IP), from status.hostIP); needs --plugin-metrics-ports
+  --plugin-metrics-ports PORT[,PORT…]
+                                scrape http://HOST:PORT/metrics for each port (repeatable)
   --log-level LEVEL             ${LOG_LEVELS.join(' | ')} [info]
   --version                     print the version and exit
   --help                        print this help and exit
@@ -53,6 +58,38 @@ export function parsePluginMetricsUrl(value: string): string | undefined {
   return url.toString();
 }
 
+/** A DNS name: dot-separated labels of letters, digits and inner hyphens. */
+const hostNamePattern =
+  /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/**
+ * The metrics URLs of `ports` on `host` (an IPv4 or IPv6 address, bare or in brackets, or a DNS name), in port
+ * order given, or a message saying which value is wrong.
+ */
+export function pluginMetricsUrlsOf(
+  host: string,
+  ports: readonly string[],
+): { ok: true; urls: string[] } | { ok: false; message: string } {
+  const bare = /^\[(.*)\]$/.exec(host)?.[1] ?? host;
+  if (!(isIP(bare) !== 0 || (bare === host && hostNamePattern.test(host)))) {
+    const hint = host.includes('$(')
+      ? ' (an unset environment variable? NODE_IP must come from status.hostIP)'
+      : '';
+    return {
+      ok: false,
+      message: `--plugin-metrics-host: '${host}' is not an IP address or host name${hint}`,
+    };
+  }
+  const urls: string[] = [];
+  for (const port of ports) {
+    const number = /^\d{1,5}$/.test(port) ? Number(port) : Number.NaN;
+    if (!(number >= 1 && number <= 65535))
+      return { ok: false, message: `--plugin-metrics-ports: '${port}' is not a port in 1..65535` };
+    urls.push(new URL(`http://${isIPv6(bare) ? `[${bare}]` : bare}:${number}/metrics`).toString());
+  }
+  return { ok: true, urls };
+}
+
 /** Parses `device-monitor` arguments (without node and the script). */
 export function parseCliArgs(argv: readonly string[]): CliParseResult {
   let values;
@@ -66,6 +103,8 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
         'metrics-address': { type: 'string' },
         interval: { type: 'string' },
         'plugin-metrics': { type: 'string', multiple: true },
+        'plugin-metrics-host': { type: 'string' },
+        'plugin-metrics-ports': { type: 'string', multiple: true },
         'log-level': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
@@ -109,6 +148,21 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
     if (!url)
       return { ok: false, message: `--plugin-metrics: '${item}' is not an http(s) URL without credentials` };
     if (!pluginMetrics.includes(url)) pluginMetrics.push(url);
+  }
+  const host = values['plugin-metrics-host'];
+  const ports = (values['plugin-metrics-ports'] ?? []).flatMap((v) => v.split(',')).map((v) => v.trim());
+  if (host !== undefined || ports.length > 0) {
+    // Both or neither: a host without ports (or ports without a host) would be a flag accepted and ignored.
+    if (host === undefined)
+      return { ok: false, message: '--plugin-metrics-ports needs --plugin-metrics-host' };
+    if (ports.every((port) => port === ''))
+      return { ok: false, message: '--plugin-metrics-host needs --plugin-metrics-ports' };
+    const onHost = pluginMetricsUrlsOf(
+      host,
+      ports.filter((port) => port !== ''),
+    );
+    if (!onHost.ok) return onHost;
+    for (const url of onHost.urls) if (!pluginMetrics.includes(url)) pluginMetrics.push(url);
   }
   return {
     ok: true,

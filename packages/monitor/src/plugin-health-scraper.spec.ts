@@ -39,19 +39,25 @@ describe('createPluginHealthScraper', () => {
       ok: true,
       devices: [{ resource: 'r', device: 'a', healthy: true }],
     });
-    expect(failed).toMatchObject({ endpoint: downUrl, ok: false });
+    // Refused: nothing listens there, so the plugin is absent (not on this node), not failing.
+    expect(failed).toMatchObject({ endpoint: downUrl, ok: false, absent: true });
     expect(failed?.ok === false && failed.error).toMatch(/ECONNREFUSED/);
   });
 
   it('fails an endpoint that answers non-2xx or sends more than the limit', async () => {
     stub.statusCode = 500;
     expect(await createPluginHealthScraper({ endpoints: [stub.url] }).scrape()).toEqual([
-      { endpoint: stub.url, ok: false, error: 'HTTP 500' },
+      { endpoint: stub.url, ok: false, absent: false, error: 'HTTP 500' },
     ]);
     stub.statusCode = 200;
     stub.body = 'x'.repeat(10_000);
     const [big] = await createPluginHealthScraper({ endpoints: [stub.url], maxBytes: 1_000 }).scrape();
-    expect(big).toEqual({ endpoint: stub.url, ok: false, error: 'body larger than 1000 bytes' });
+    expect(big).toEqual({
+      endpoint: stub.url,
+      ok: false,
+      absent: false,
+      error: 'body larger than 1000 bytes',
+    });
   });
 
   it('gives up on an endpoint that never answers', async () => {
@@ -60,7 +66,7 @@ describe('createPluginHealthScraper', () => {
     const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/metrics`;
     try {
       const [result] = await createPluginHealthScraper({ endpoints: [url], timeoutMs: 100 }).scrape();
-      expect(result).toMatchObject({ endpoint: url, ok: false });
+      expect(result).toMatchObject({ endpoint: url, ok: false, absent: false });
     } finally {
       hanging.closeAllConnections();
       await new Promise((resolve) => hanging.close(resolve));

@@ -10,9 +10,14 @@ export interface DeviceHealth {
   healthy: boolean;
 }
 
-/** The outcome of scraping one endpoint. */
+/**
+ * The outcome of scraping one endpoint. A failure is `absent` when the connection was refused: nothing listens
+ * on that port of the node (that plugin does not run there, or its pod is between restarts), as opposed to a
+ * plugin that is there but answers wrongly, slowly or not at all.
+ */
 export type EndpointScrape =
-  { endpoint: string; ok: true; devices: DeviceHealth[] } | { endpoint: string; ok: false; error: string };
+  | { endpoint: string; ok: true; devices: DeviceHealth[] }
+  | { endpoint: string; ok: false; absent: boolean; error: string };
 
 /** Fetches a URL's body as text, rejecting on a non-2xx answer, a timeout or a body over the limit. */
 export type FetchText = (url: string, timeoutMs: number, maxBytes: number) => Promise<string>;
@@ -86,7 +91,12 @@ export function createPluginHealthScraper(options: PluginHealthScraperOptions): 
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       const message = error instanceof Error ? error.message : String(error);
-      return { endpoint, ok: false, error: cause ? `${message} (${cause})` : message };
+      return {
+        endpoint,
+        ok: false,
+        absent: cause === 'ECONNREFUSED',
+        error: cause ? `${message} (${cause})` : message,
+      };
     }
   };
   return {

@@ -9,8 +9,12 @@ export interface StatusMetrics {
   podResourcesPoll(ok: boolean, nowMs: number): void;
   backoff(seconds: number): void;
   reconnects(total: number): void;
-  pluginScrape(endpoint: string, ok: boolean, nowMs: number): void;
+  /** One scrape of a plugin endpoint: `ok`, `failed` (something listened but the scrape failed) or `absent` (refused). */
+  pluginScrape(endpoint: string, outcome: PluginScrapeOutcome, nowMs: number): void;
 }
+
+/** How one scrape of a plugin endpoint went (`absent`: the connection was refused, see `EndpointScrape`). */
+export type PluginScrapeOutcome = 'ok' | 'failed' | 'absent';
 
 /** Registers the monitor's status metrics on `registry`, with every known series initialised. */
 export function createStatusMetrics(
@@ -65,13 +69,19 @@ export function createStatusMetrics(
   });
   const pluginErrors = new Counter({
     name: 'kdp_monitor_plugin_scrape_errors_total',
-    help: 'Failed scrapes of a plugin metrics endpoint.',
+    help: 'Failed scrapes of a plugin metrics endpoint that accepted the connection (refused ones are absent, not errors).',
     labelNames: ['endpoint'],
     registers,
   });
   const pluginUp = new Gauge({
     name: 'kdp_monitor_plugin_up',
-    help: '1 when the last scrape of a plugin metrics endpoint succeeded, else 0.',
+    help: '1 when the last scrape of a plugin metrics endpoint succeeded, 0 when it failed; no series while absent.',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const pluginPresent = new Gauge({
+    name: 'kdp_monitor_plugin_present',
+    help: '1 when something accepted the connection at the last scrape of a plugin endpoint, 0 when it was refused.',
     labelNames: ['endpoint'],
     registers,
   });
@@ -105,10 +115,13 @@ export function createStatusMetrics(
       if (total > reconnectsSeen) reconnects.inc(total - reconnectsSeen);
       reconnectsSeen = Math.max(reconnectsSeen, total);
     },
-    pluginScrape(endpoint, ok, nowMs) {
-      pluginUp.set({ endpoint }, ok ? 1 : 0);
-      if (ok) pluginLast.set({ endpoint }, nowMs / 1000);
-      else pluginErrors.inc({ endpoint });
+    pluginScrape(endpoint, outcome, nowMs) {
+      pluginPresent.set({ endpoint }, outcome === 'absent' ? 0 : 1);
+      // Absent is normal (a plugin runs only on nodes with its devices): no up series to alert on, no error.
+      if (outcome === 'absent') pluginUp.remove({ endpoint });
+      else pluginUp.set({ endpoint }, outcome === 'ok' ? 1 : 0);
+      if (outcome === 'ok') pluginLast.set({ endpoint }, nowMs / 1000);
+      if (outcome === 'failed') pluginErrors.inc({ endpoint });
     },
   };
 }

@@ -68,8 +68,9 @@ export const fpgaConfigSchema = z
       if (seen.has(rule.interfaceId))
         issue(['programming', i, 'interfaceId'], 'a second rule for the same interface id');
       seen.add(rule.interfaceId);
-      const program = rule.command[0] as string;
-      if (!posix.isAbsolute(program) || posix.normalize(program) !== program)
+      // Refinements run after non-fatal issues too: an empty command is reported by its min(1), not here.
+      const program = rule.command[0];
+      if (program !== undefined && (!posix.isAbsolute(program) || posix.normalize(program) !== program))
         issue(['programming', i, 'command', 0], 'the program must be an absolute, normalized path');
       rule.command.forEach((arg, j) => {
         for (const [, name] of arg.matchAll(/\{([^{}]*)\}/g)) {

@@ -1,11 +1,14 @@
 // The application layer of one plugin image: /app/main.js (the plugin's esbuild bundle), the minimal files
-// of the native addons it loads, under /app/node_modules, and the shared libraries those addons link.
+// of the native addons it loads, under /app/node_modules, and the shared libraries those addons link; with
+// the SBOM components they come from (the plugin's package, the packages bundled into main.js, the addons).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { bundledPackages } from './bundle-inputs.mjs';
 import { debianLibraries } from './debian-libs.mjs';
 import { npmTarball } from './fetch-verified.mjs';
 import { platforms } from './platforms.mjs';
 import { run } from './run-tool.mjs';
+import { npmComponent, workspaceComponent } from './sbom.mjs';
 
 function listFiles(dir) {
   const out = [];
@@ -20,11 +23,11 @@ function listFiles(dir) {
   return out;
 }
 
-/** The version and integrity of `name` in package-lock.json: the project's own pin of that addon. */
+/** `name`'s entry in package-lock.json (version, integrity, license): the project's own pin of that addon. */
 function lockedPackage(packageLock, name) {
   const entry = packageLock.packages?.[`node_modules/${name}`];
   if (!entry?.version || !entry.integrity) throw new Error(`package-lock.json pins no version of ${name}`);
-  return { version: entry.version, integrity: entry.integrity };
+  return entry;
 }
 
 /** Unpacks `name`'s locked npm tarball into the cache (once); returns the package directory. */
@@ -43,15 +46,58 @@ async function unpackedNpm(cacheDir, packageLock, name) {
 }
 
 /**
- * The app layer's entries for `plugin` on `arch`.
- * @returns {Promise<import('./tar-writer.mjs').TarEntry[]>}
+ * The bundle's SBOM components: the plugin's own package (an application, origin of /app/main.js) and every
+ * npm and workspace package esbuild put into it, each found at /app/main.js. Returns the plugin's component
+ * and the bundled ones.
  */
-export async function appLayer({ cacheDir, debs, packageLock, plugin, arch, bundle }) {
+function bundleComponents({ root, packageLock, source, bundle, projectDir }) {
+  const { npm, workspace } = bundledPackages({
+    root,
+    bundlePath: bundle,
+    packageLock,
+    entry: `${projectDir}/src/main.ts`,
+  });
+  const app = workspaceComponent(
+    JSON.parse(readFileSync(join(root, projectDir, 'package.json'), 'utf8')),
+    projectDir,
+    source,
+    'application',
+  );
+  const occurrence = { evidence: { occurrences: [{ location: '/app/main.js' }] } };
+  const bundled = [
+    ...[...npm.values()].map(({ name, entry }) => ({ ...npmComponent(name, entry), ...occurrence })),
+    ...[...workspace]
+      .filter(([dir]) => dir !== projectDir)
+      .map(([dir, manifest]) => ({ ...workspaceComponent(manifest, dir, source), ...occurrence })),
+  ];
+  return { app, bundled };
+}
+
+/**
+ * The app layer's entries for `plugin` on `arch` (each with its SBOM `origin`) and the SBOM components they
+ * come from: `app` (the plugin's package), `bundled` (inside main.js), `addons` (copied as files).
+ * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], app: object, bundled: object[], addons: object[] }>}
+ */
+export async function appLayer({
+  root,
+  cacheDir,
+  debs,
+  packageLock,
+  source,
+  plugin,
+  projectDir,
+  arch,
+  bundle,
+}) {
   const { npmArch, triplet } = platforms[arch];
   const expand = (text) => text.replaceAll('{npmArch}', npmArch).replaceAll('{triplet}', triplet);
-  const entries = [{ path: 'app/main.js', type: 'file', data: readFileSync(bundle) }];
+  const { app, bundled } = bundleComponents({ root, packageLock, source, bundle, projectDir });
+  const entries = [{ path: 'app/main.js', type: 'file', data: readFileSync(bundle), origin: app['bom-ref'] }];
+  const addons = [];
   for (const addon of plugin.addons) {
     const name = expand(addon.name);
+    const component = npmComponent(name, lockedPackage(packageLock, name));
+    addons.push(component);
     const dir = await unpackedNpm(cacheDir, packageLock, name);
     const patterns = addon.files.map((pattern) => new RegExp(expand(pattern)));
     const files = listFiles(dir).filter((file) => patterns.some((pattern) => pattern.test(file)));
@@ -64,11 +110,12 @@ export async function appLayer({ cacheDir, debs, packageLock, plugin, arch, bund
         type: 'file',
         data: readFileSync(join(dir, file)),
         mode,
+        origin: component['bom-ref'],
       });
     }
   }
   for (const library of plugin.libraries) {
     entries.push(...(await debianLibraries(debs, arch, [library.package], library.sonames)));
   }
-  return entries;
+  return { entries, app, bundled, addons };
 }

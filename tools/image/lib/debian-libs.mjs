@@ -4,6 +4,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, renameSync, rmSync }
 import { basename, dirname, join, resolve } from 'node:path';
 import { platforms } from './platforms.mjs';
 import { run } from './run-tool.mjs';
+import { debPurl } from './sbom.mjs';
 
 /** Unpacks one locked Debian package into the cache (once) and returns the unpacked tree's root. */
 async function unpacked(debs, arch, name) {
@@ -33,9 +34,17 @@ function readInside(root, path) {
   return undefined;
 }
 
+/** The SBOM bom-ref of Debian package `name` of `arch` as this build used it (fetched before). */
+function debOrigin(debs, arch, name) {
+  const [used] = debs.used(arch, [name]);
+  if (!used) throw new Error(`${name}:${arch} was not fetched`);
+  return debPurl(used.name, used.version, arch, debs.suite);
+}
+
 /**
  * Tar entries for the shared libraries `sonames` of `arch`, at /lib/<triplet>/<soname>, taken from the
- * Debian packages `packageNames` (pinned, see locked-debs.mjs), plus each package's copyright file.
+ * Debian packages `packageNames` (pinned, see locked-debs.mjs), plus each package's copyright file; each
+ * entry's SBOM `origin` is the package it was read from.
  * @returns {Promise<import('./tar-writer.mjs').TarEntry[]>}
  */
 export async function debianLibraries(debs, arch, packageNames, sonames) {
@@ -44,18 +53,30 @@ export async function debianLibraries(debs, arch, packageNames, sonames) {
   const entries = [];
   for (const name of packageNames) {
     const root = await unpacked(debs, arch, name);
-    roots.push(root);
+    const origin = debOrigin(debs, arch, name);
+    roots.push({ root, origin });
     const copyright = readInside(root, `usr/share/doc/${name}/copyright`);
-    if (copyright) entries.push({ path: `usr/share/doc/${name}/copyright`, type: 'file', data: copyright });
+    if (copyright) {
+      entries.push({ path: `usr/share/doc/${name}/copyright`, type: 'file', data: copyright, origin });
+    }
   }
   for (const soname of sonames) {
-    const data = roots
-      .flatMap((root) =>
-        [`lib/${triplet}/${soname}`, `usr/lib/${triplet}/${soname}`].map((p) => readInside(root, p)),
+    const found = roots
+      .flatMap(({ root, origin }) =>
+        [`lib/${triplet}/${soname}`, `usr/lib/${triplet}/${soname}`].map((p) => ({
+          data: readInside(root, p),
+          origin,
+        })),
       )
-      .find((found) => found !== undefined);
-    if (!data) throw new Error(`${soname} (${arch}) is in none of ${packageNames.join(', ')}`);
-    entries.push({ path: `lib/${triplet}/${soname}`, type: 'file', data, mode: 0o755 });
+      .find((candidate) => candidate.data !== undefined);
+    if (!found) throw new Error(`${soname} (${arch}) is in none of ${packageNames.join(', ')}`);
+    entries.push({
+      path: `lib/${triplet}/${soname}`,
+      type: 'file',
+      data: found.data,
+      mode: 0o755,
+      origin: found.origin,
+    });
   }
   return entries;
 }

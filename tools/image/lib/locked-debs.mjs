@@ -48,6 +48,8 @@ export function createLockedDebs({
 
   return {
     cacheDir,
+    /** The Debian suite the lock pins (its codename, e.g. bookworm). */
+    suite: lock.debian.suite,
     /** The path of `name`'s verified .deb for `arch` in the cache (fetched once per build). */
     file(arch, name) {
       const key = `${arch}/${name}`;

@@ -1,5 +1,6 @@
 // Assembles one plugin's OCI image layout with umoci: per architecture an image (config, runtime layer,
-// app layer) from deterministic layer tars, then a multi-arch image index over both manifests.
+// app layer) from deterministic layer tars and its SBOM as an OCI artifact whose subject is that image, then
+// a multi-arch image index over both manifests and both SBOM artifacts.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -115,20 +116,59 @@ export async function addArchImage({ layout, tag, arch, cmd, created, labels, la
   };
 }
 
+/** The OCI empty descriptor's content (`{}`), the config of an artifact that has none. */
+const emptyJson = Buffer.from('{}');
+
 /**
- * Writes an OCI image index over `images` (one per architecture) into `layout`, and makes the layout's
- * index.json list it as `tag` beside the per-architecture tags. Returns the index digest.
+ * Writes `document` (a blob of media type `mediaType`, e.g. a CycloneDX SBOM) into `layout` as an OCI 1.1
+ * artifact manifest (artifactType `mediaType`, empty config, one layer titled `title`) whose `subject` is
+ * `subject`, an image manifest descriptor. Returns the artifact manifest's descriptor for the image index:
+ * platform unknown/unknown, so that no runtime ever selects it, and no `artifactType` field on the descriptor
+ * (skopeo 1.9 drops it when it copies an index, which would change the index digest).
  */
-export async function addImageIndex({ layout, tag, images, annotations }) {
+export function addReferrer({ layout, subject, document, mediaType, title, created }) {
+  const blob = writeBlob(layout, document);
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    artifactType: mediaType,
+    config: { mediaType: 'application/vnd.oci.empty.v1+json', ...writeBlob(layout, emptyJson) },
+    layers: [{ mediaType, ...blob, annotations: { 'org.opencontainers.image.title': title } }],
+    subject: { mediaType: subject.mediaType, digest: subject.digest, size: subject.size },
+    annotations: { 'org.opencontainers.image.created': created },
+  };
+  const written = writeBlob(layout, Buffer.from(JSON.stringify(manifest)));
+  return {
+    mediaType: manifest.mediaType,
+    ...written,
+    platform: { architecture: 'unknown', os: 'unknown' },
+    document: blob.digest,
+  };
+}
+
+/**
+ * Writes an OCI image index over `images` (one per architecture) and `referrers` (their SBOM artifacts, see
+ * addReferrer) into `layout`, and makes the layout's index.json list it as `tag` beside the per-architecture
+ * tags. Returns the index digest.
+ */
+export async function addImageIndex({ layout, tag, images, referrers = [], annotations }) {
   const imageIndex = {
     schemaVersion: 2,
     mediaType: 'application/vnd.oci.image.index.v1+json',
-    manifests: images.map((image) => ({
-      mediaType: image.mediaType,
-      digest: image.digest,
-      size: image.size,
-      platform: { architecture: image.arch, os: 'linux' },
-    })),
+    manifests: [
+      ...images.map((image) => ({
+        mediaType: image.mediaType,
+        digest: image.digest,
+        size: image.size,
+        platform: { architecture: image.arch, os: 'linux' },
+      })),
+      ...referrers.map((referrer) => ({
+        mediaType: referrer.mediaType,
+        digest: referrer.digest,
+        size: referrer.size,
+        platform: referrer.platform,
+      })),
+    ],
     annotations,
   };
   const blob = writeBlob(layout, Buffer.from(JSON.stringify(imageIndex)));

@@ -1,11 +1,12 @@
 // The runtime layer, the same for every plugin of one architecture: the pinned Node binary (stripped of
 // symbols and debug info where a strip tool for that architecture exists) and the shared libraries it needs.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { debianLibraries } from './debian-libs.mjs';
 import { npmTarball } from './fetch-verified.mjs';
 import { platforms } from './platforms.mjs';
 import { hasTool, run } from './run-tool.mjs';
+import { nodeComponent, sha256 } from './sbom.mjs';
 
 /** The libraries `node` is linked against (readelf -d: NEEDED), besides the loader. */
 const nodeSonames = [
@@ -20,19 +21,30 @@ const nodeSonames = [
 /** The Debian packages the runtime layer's libraries come from. */
 export const runtimePackages = ['libc6', 'libgcc-s1', 'libstdc++6'];
 
-/** Extracts `package/bin/node` and `package/LICENSE` from the locked node-linux-<arch> tarball (once). */
+/** The files taken from the Node tarball: the binary, its license, and package.json (for the SBOM's license). */
+const nodePackageFiles = ['package/bin/node', 'package/LICENSE', 'package/package.json'];
+
+/** Extracts {@link nodePackageFiles} from the locked node-linux-<arch> tarball (once). */
 async function nodeFiles(cacheDir, lock, arch) {
   const { name, integrity } = lock.node.packages[arch];
   const tgz = await npmTarball(cacheDir, name, lock.node.version, integrity);
   const dir = join(cacheDir, 'unpacked', `${name}-${lock.node.version}`);
-  if (!existsSync(dir)) {
+  // A cache from before package.json was extracted is refreshed.
+  if (!nodePackageFiles.every((file) => existsSync(join(dir, file)))) {
     const tmp = `${dir}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp, { recursive: true });
-    await run('tar', ['-xzf', tgz, '-C', tmp, 'package/bin/node', 'package/LICENSE']);
+    await run('tar', ['-xzf', tgz, '-C', tmp, ...nodePackageFiles]);
+    rmSync(dir, { recursive: true, force: true });
     renameSync(tmp, dir);
   }
-  return { binary: join(dir, 'package/bin/node'), license: join(dir, 'package/LICENSE'), dir };
+  const packageJson = JSON.parse(readFileSync(join(dir, 'package/package.json'), 'utf8'));
+  return {
+    binary: join(dir, 'package/bin/node'),
+    license: join(dir, 'package/LICENSE'),
+    dir,
+    component: nodeComponent(lock, arch, packageJson.license),
+  };
 }
 
 /**
@@ -52,20 +64,38 @@ async function stripped(binary, dir, arch) {
 }
 
 /**
- * The runtime layer's entries for `arch` and a note on how Node was stripped.
- * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], strip: string | undefined }>}
+ * The runtime layer's entries for `arch` (each file with its SBOM `origin`, and Node's binary with its
+ * `pedigree` when stripped), a note on how Node was stripped, and Node's SBOM component.
+ * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], strip: string | undefined, node: object }>}
  */
 export async function runtimeLayer(cacheDir, lock, debs, arch) {
   const { triplet, loader } = platforms[arch];
   const node = await nodeFiles(cacheDir, lock, arch);
+  const origin = node.component['bom-ref'];
   const { file, tool } = await stripped(node.binary, node.dir, arch);
+  const pedigree = tool && {
+    ancestors: [
+      {
+        type: 'file',
+        name: 'package/bin/node',
+        hashes: [{ alg: 'SHA-256', content: sha256(readFileSync(node.binary)) }],
+      },
+    ],
+    notes: `package/bin/node of the ${node.component.name} ${node.component.version} tarball, stripped with ${tool} --strip-all`,
+  };
   const libs = await debianLibraries(debs, arch, runtimePackages, [...nodeSonames, loader.soname]);
   const entries = [
-    { path: 'nodejs/bin/node', type: 'file', data: readFileSync(file), mode: 0o755 },
-    { path: 'nodejs/LICENSE', type: 'file', data: readFileSync(node.license) },
+    { path: 'nodejs/bin/node', type: 'file', data: readFileSync(file), mode: 0o755, origin, pedigree },
+    { path: 'nodejs/LICENSE', type: 'file', data: readFileSync(node.license), origin },
     ...libs,
-    { path: loader.link, type: 'symlink', target: `/lib/${triplet}/${loader.soname}` },
+    // Relative, as Debian's own loader links: it resolves inside the image wherever the image is unpacked, so
+    // that qemu-user (`-L <rootfs>`) finds the arm64 loader of the image, not the host's.
+    {
+      path: loader.link,
+      type: 'symlink',
+      target: relative(dirname(loader.link), `lib/${triplet}/${loader.soname}`),
+    },
     { path: 'tmp', type: 'dir', mode: 0o1777 },
   ];
-  return { entries, strip: tool };
+  return { entries, strip: tool, node: node.component };
 }

@@ -5,8 +5,9 @@ const BLOCK = 512;
 
 /**
  * One archive entry. `type` is 'file' (with `data`), 'dir' or 'symlink' (with `target`); `mode` defaults to
- * 0o644 for files, 0o755 for directories and 0o777 for links.
- * @typedef {{ path: string, type: 'file' | 'dir' | 'symlink', data?: Buffer, target?: string, mode?: number }} TarEntry
+ * 0o644 for files, 0o755 for directories and 0o777 for links. `origin` (the SBOM component a file comes from)
+ * and `pedigree` are for the SBOM only and never written.
+ * @typedef {{ path: string, type: 'file' | 'dir' | 'symlink', data?: Buffer, target?: string, mode?: number, origin?: string, pedigree?: object }} TarEntry
  */
 
 /** Splits a path into ustar's prefix (≤155 bytes) and name (≤100 bytes), or throws when it cannot. */

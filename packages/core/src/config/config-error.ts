@@ -23,9 +23,18 @@ export class ConfigError extends Error {
 /** Formats issues as `FILE: PATH: PROBLEM` lines (`FILE: PROBLEM` where the problem is the whole document). */
 export function formatConfigIssues(file: string, issues: readonly ConfigIssue[]): string {
   return issues
-    .map((issue) => (issue.path ? `${file}: ${issue.path}: ${issue.message}` : `${file}: ${issue.message}`))
+    .map((issue) => {
+      const path = oneLine(issue.path);
+      const message = oneLine(issue.message);
+      return path ? `${file}: ${path}: ${message}` : `${file}: ${message}`;
+    })
     .join('\n');
 }
+
+/** Control characters from the file (a key or value echoed in a message) escaped, so one issue stays one line. */
+const oneLine = (text: string): string =>
+  // eslint-disable-next-line no-control-regex
+  text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 
 /** True for a ConfigError (also across module copies, by name). */
 export function isConfigError(error: unknown): error is ConfigError {

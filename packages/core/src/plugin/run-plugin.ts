@@ -50,11 +50,17 @@ export interface RunIo {
   /** The one owner of SIGTERM, SIGINT and SIGHUP (default `process`). */
   readonly signals?: ProcessSignals;
   readonly clock?: Clock;
-  /** Receives the exit code (default: sets `process.exitCode`). */
+  /** Receives the exit code (default: the process exits with it as soon as the run is over). */
   readonly exit?: (code: number) => void;
   /** Quiet time after a configuration file changed before it is reloaded (default 200 ms). */
   readonly configDebounceMs?: number;
 }
+
+/**
+ * After the first SIGTERM or SIGINT, how long the clean-up may take before the process exits anyway with
+ * status 1: inside Kubernetes' default 30 s termination grace period, so the kubelet never needs SIGKILL.
+ */
+const ShutdownDeadlineMs = 20_000;
 
 /** Several plugins in one binary (`kdp-device-plugins`). */
 export interface MultiPluginProgram {
@@ -98,8 +104,14 @@ async function runProgram(program: Program, io: RunIo): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   const code = await run(program, io, stdout, stderr);
-  if (io.exit) io.exit(code);
-  else process.exitCode = code;
+  if (io.exit) {
+    io.exit(code);
+  } else {
+    // Exit now rather than when the event loop drains: the signal listeners are still installed (a late SIGTERM
+    // is only logged), where a natural exit would first remove them; and a leaked handle must not keep a
+    // terminating pod alive.
+    process.exit(code);
+  }
   return code;
 }
 
@@ -142,6 +154,13 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     }
     logger.info({ signal: name }, 'shutting down');
     controller.abort();
+    if (io.signals === undefined) {
+      // A clean-up that hangs must still end inside the pod's grace period, without the kubelet's SIGKILL.
+      setTimeout(() => {
+        logger.error({ deadlineMs: ShutdownDeadlineMs }, 'shutdown did not finish in time; exiting');
+        process.exit(ExitCode.Failure);
+      }, ShutdownDeadlineMs).unref();
+    }
   };
   const onTerm = onTerminate('SIGTERM');
   const onInt = onTerminate('SIGINT');
@@ -217,9 +236,13 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   } finally {
     for (const config of configs) config.watcher?.close();
     await probeServer?.close();
-    signals.off('SIGTERM', onTerm);
-    signals.off('SIGINT', onInt);
-    signals.off('SIGHUP', onHup);
+    // The process's own listeners stay until it exits: removing the last one restores the kernel's default
+    // action at once, and a SIGTERM between that and the exit would kill the process by signal (status 143).
+    if (io.signals !== undefined) {
+      signals.off('SIGTERM', onTerm);
+      signals.off('SIGINT', onInt);
+      signals.off('SIGHUP', onHup);
+    }
   }
 }
 

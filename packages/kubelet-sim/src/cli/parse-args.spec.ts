@@ -21,7 +21,9 @@ describe('parseArgs', () => {
       pid: 42,
       restarts: 0,
       timeoutSeconds: 30,
+      strict: false,
     });
+    expect(parseArgs(['check', '--dir', '/d', '--strict'])).toMatchObject({ command: 'check', strict: true });
     expect(parseArgs([])).toEqual({ command: 'help' });
     expect(parseArgs(['check', '--help'])).toEqual({ command: 'help' });
     expect(parseArgs(['--version'])).toEqual({ command: 'version' });
@@ -39,6 +41,8 @@ describe('parseArgs', () => {
       '--restarts needs a value; write --restarts=VALUE for one that starts with "-"',
     ],
     [['check', '--dir', 'a', '--json=yes'], '--json does not take a value'],
+    [['check', '--dir', 'a', '--strict=no'], '--strict does not take a value'],
+    [['serve', '--dir', 'a', '--strict'], 'unknown flag "--strict" for serve'],
     [['serve', '--dir', 'a', '--pid', '3'], 'unknown flag "--pid" for serve'],
     [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
   ])('rejects %j', (argv, message) => {
@@ -64,6 +68,7 @@ describe('parseArgs', () => {
         '--restarts',
         '--resource',
         '--timeout',
+        '--strict',
         '=',
         '--dir=',
       ),

@@ -25,6 +25,8 @@ export interface CheckArgs {
   readonly pid?: number;
   readonly restarts: number;
   readonly timeoutSeconds: number;
+  /** `--strict`: a recommended check that warns fails instead. */
+  readonly strict: boolean;
 }
 
 /** A parsed command line. */
@@ -33,12 +35,17 @@ export type CliArgs = ServeArgs | CheckArgs | { readonly command: 'help' } | { r
 /** The usage text. */
 export const usage = `Usage:
   kubelet-sim serve --dir DIR [--json] [--pod-resources-socket PATH] [--plugins-registry DIR] [--accept-v1alpha]
-  kubelet-sim check --dir DIR [--resource NAME] [--pid PID] [--restarts N] [--timeout SECONDS] [--json]
+  kubelet-sim check --dir DIR [--resource NAME] [--pid PID] [--restarts N] [--timeout SECONDS] [--strict] [--json]
   kubelet-sim --help | --version
 
 serve   runs a simulated kubelet in DIR and prints registrations, device lists and health changes live
-check   runs the device-plugin conformance suite against the plugin that registers in DIR
-        (exit 0: every check passed or warned; 1: a check failed; 2: usage error)
+check   runs the device-plugin conformance suite against the plugin that registers in DIR. Each check
+        is PASS; FAIL (the plugin breaks a rule the kubelet enforces); WARN (it misses a recommended
+        practice: re-registering after a dropped stream, health that recovers, IDs of at most 63
+        characters, …); or SKIP (the check does not apply, e.g. an RPC not advertised or no --pid).
+        --strict   every WARN becomes a FAIL
+        --pid PID  also send SIGTERM to PID at the end and expect its socket unlinked
+        (exit 0: no check failed; 1: a check failed; 2: usage error)
 `;
 
 const FLAGS = {
@@ -57,6 +64,7 @@ const FLAGS = {
     pid: { type: 'string', multiple: true },
     restarts: { type: 'string', multiple: true },
     timeout: { type: 'string', multiple: true },
+    strict: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const satisfies Record<'serve' | 'check', ParseArgsConfig['options']>;
@@ -135,6 +143,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     json,
     restarts: restarts === undefined ? 1 : integer('--restarts', restarts, 0),
     timeoutSeconds: timeout === undefined ? 30 : integer('--timeout', timeout, 1),
+    strict: flags.has('--strict'),
     ...(resource === undefined ? {} : { resource }),
     ...(pid === undefined ? {} : { pid: integer('--pid', pid, 1) }),
   };

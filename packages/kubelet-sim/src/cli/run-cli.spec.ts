@@ -38,29 +38,76 @@ describe('kubelet-sim CLI', () => {
       );
     });
 
-  it('check passes a well-behaved plugin with exit code 0', async () => {
+  it('check passes a well-behaved plugin with exit code 0, the SIGTERM check skipped without --pid', async () => {
     const result = run(['check', '--dir', dir, '--timeout', '20']);
     plugin = await createTestPlugin({ dir });
     const { code, stdout } = await result;
     expect(stdout).toMatch(/^PASS {2}registers +example\.com\/dev at tp-/m);
     expect(stdout).toMatch(/^PASS {2}reregister-after-restart +after \d+ ms$/m);
-    expect(stdout).toMatch(/^PASS: 14 checks, 14 passed, 0 warned, 0 failed \(example\.com\/dev\)$/m);
+    expect(stdout).toMatch(
+      /^SKIP {2}sigterm-unlinks-socket +not run: no PID given \(--pid\) \(recommended: P-2, P-36\)$/m,
+    );
+    expect(stdout).toMatch(
+      /^PASS: 22 checks, 21 passed, 0 warned, 1 skipped, 0 failed \(example\.com\/dev\)$/m,
+    );
     expect(code).toBe(0);
   });
 
-  it('check fails a broken plugin with exit code 1 and the reason', async () => {
+  it('check warns about a recommended practice with exit code 0, and --strict fails it with exit code 1', async () => {
+    const strictDir = mkdtempSync(join(tmpdir(), 'ks-cli-'));
+    // One response for several container requests (recommended), and neither optional RPC advertised (skipped).
+    const sloppy = {
+      allocate: 'single',
+      options: { preStartRequired: false, getPreferredAllocationAvailable: false },
+    } as const;
+    const plugins: TestPlugin[] = [];
+    try {
+      const results = [run(['check', '--dir', dir]), run(['check', '--dir', strictDir, '--strict'])];
+      plugins.push(await createTestPlugin({ dir, ...sloppy }));
+      plugins.push(await createTestPlugin({ dir: strictDir, ...sloppy }));
+      const [lenient, strict] = await Promise.all(results);
+      expect(lenient?.stdout).toMatch(
+        /^WARN {2}allocate-per-request +3 container requests got 1 container responses; .* \(recommended: P-27\)$/m,
+      );
+      expect(lenient?.stdout).toMatch(
+        /^SKIP {2}pre-start-container +not required, so never called \(required: P-29\)$/m,
+      );
+      expect(lenient?.stdout).toMatch(
+        /^PASS: 22 checks, 17 passed, 1 warned, 4 skipped, 0 failed \(example\.com\/dev\)$/m,
+      );
+      expect(lenient?.code).toBe(0);
+      expect(strict?.stdout).toMatch(
+        /^kubelet-sim check: waiting up to 30 s .* \(strict: a recommended check that warns fails\)$/m,
+      );
+      expect(strict?.stdout).toMatch(
+        /^FAIL {2}allocate-per-request +3 container requests got 1 container responses/m,
+      );
+      expect(strict?.stdout).toMatch(
+        /^FAIL \(strict\): 22 checks, 17 passed, 0 warned, 4 skipped, 1 failed \(example\.com\/dev\)$/m,
+      );
+      expect(strict?.code).toBe(1);
+    } finally {
+      await Promise.all(plugins.map((p) => p.stop()));
+      rmSync(strictDir, { recursive: true, force: true });
+    }
+  });
+
+  it('check fails a plugin that breaks a kubelet rule with exit code 1; --json gives status, level and rules', async () => {
     const result = run(['check', '--dir', dir, '--json']);
-    plugin = await createTestPlugin({ dir, allocate: 'single' });
+    plugin = await createTestPlugin({ dir, allocate: 'none' });
     const { code, stdout } = await result;
     const report = JSON.parse(stdout);
-    expect(report.ok).toBe(false);
-    expect(report.checks).toContainEqual(
-      expect.objectContaining({
-        id: 'allocate-per-request',
-        status: 'fail',
-        reason: expect.stringMatching(/got 1 container responses/),
-      }),
-    );
+    expect(report).toMatchObject({ ok: false, strict: false, resource: 'example.com/dev' });
+    expect(report.checks).toContainEqual({
+      id: 'allocate',
+      title: 'Allocate of a healthy device succeeds with a container response',
+      level: 'required',
+      rules: ['P-27'],
+      status: 'fail',
+      reason: expect.stringMatching(
+        /^Allocate of dev-0 answered no container response; .* \(required: P-27\)$/,
+      ),
+    });
     expect(code).toBe(1);
   });
 
@@ -117,6 +164,7 @@ describe('kubelet-sim CLI', () => {
     };
     expect(await runCli(['--help'], io)).toBe(0);
     expect(text).toContain('kubelet-sim check --dir DIR');
+    expect(text).toContain('--strict   every WARN becomes a FAIL');
     text = '';
     expect(await runCli(['--version'], io)).toBe(0);
     expect(text).toBe('kubelet-sim 4.5.6\n');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { KubeletSocketName } from '@kdp/api';
 import { runConformance } from '../conformance/run-conformance';
-import type { ConformanceCheck } from '../conformance/conformance-check';
+import type { ConformanceCheck, ConformanceReport } from '../conformance/conformance-check';
 import { createKubeletSim } from '../kubelet-sim';
 import type { SimEvent } from '../sim-events';
 import { createEventFormatter } from './format-event';
@@ -87,18 +87,21 @@ const label: Readonly<Record<ConformanceCheck['status'], string>> = {
   pass: 'PASS',
   fail: 'FAIL',
   warn: 'WARN',
+  skip: 'SKIP',
 };
 
 async function check(args: CheckArgs, io: CliIo): Promise<number> {
   if (!args.json) {
     io.stdout.write(
-      `kubelet-sim check: waiting up to ${args.timeoutSeconds} s for a plugin to register in ${args.dir}\n`,
+      `kubelet-sim check: waiting up to ${args.timeoutSeconds} s for a plugin to register in ${args.dir}` +
+        `${args.strict ? ' (strict: a recommended check that warns fails)' : ''}\n`,
     );
   }
   const report = await runConformance({
     dir: args.dir,
     restarts: args.restarts,
     registrationTimeoutMs: args.timeoutSeconds * 1000,
+    strict: args.strict,
     ...(args.resource === undefined ? {} : { resource: args.resource }),
     ...(args.pid === undefined ? {} : { pid: args.pid }),
     ...(args.json
@@ -111,12 +114,17 @@ async function check(args: CheckArgs, io: CliIo): Promise<number> {
   if (args.json) {
     io.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
-    const count = (s: ConformanceCheck['status']): number =>
-      report.checks.filter((c) => c.status === s).length;
-    io.stdout.write(
-      `${report.ok ? 'PASS' : 'FAIL'}: ${report.checks.length} checks, ${count('pass')} passed, ` +
-        `${count('warn')} warned, ${count('fail')} failed${report.resource === undefined ? '' : ` (${report.resource})`}\n`,
-    );
+    io.stdout.write(`${summary(report)}\n`);
   }
   return report.ok ? 0 : 1;
+}
+
+/** `PASS: 22 checks, 17 passed, 1 warned, 4 skipped, 0 failed (example.com/dev)`; `PASS (strict): …` when strict. */
+function summary(report: ConformanceReport): string {
+  const count = (s: ConformanceCheck['status']): number => report.checks.filter((c) => c.status === s).length;
+  return (
+    `${report.ok ? 'PASS' : 'FAIL'}${report.strict ? ' (strict)' : ''}: ${report.checks.length} checks, ` +
+    `${count('pass')} passed, ${count('warn')} warned, ${count('skip')} skipped, ${count('fail')} failed` +
+    `${report.resource === undefined ? '' : ` (${report.resource})`}`
+  );
 }

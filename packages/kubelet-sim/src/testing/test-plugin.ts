@@ -50,16 +50,24 @@ export interface TestPluginOptions {
   readonly serveAfterRegisterMs?: number;
   /** Delay before the first ListAndWatch message. */
   readonly firstListDelayMs?: number;
+  /**
+   * On every stream but the first, list every device Unhealthy and the real health only this many ms later
+   * (a plugin whose health probe starts over when it registers again).
+   */
+  readonly unhealthyAfterReregisterMs?: number;
   /** Right after the first message, send one with only the first device (a delta, not a full list). */
   readonly deltaUpdates?: boolean;
-  /** How Allocate answers N container requests: one response each (default), or only one. */
-  readonly allocate?: 'per-request' | 'single' | 'none';
+  /** How Allocate answers N container requests: one response each (default), only one, none, or an error. */
+  readonly allocate?: 'per-request' | 'single' | 'none' | 'error';
   /** Allocate IDs it does not know without an error. */
   readonly acceptUnknownIds?: boolean;
   /** Stop serving when Allocate gets an unknown ID (a plugin that crashes on bad input). */
   readonly dieOnUnknownIds?: boolean;
-  /** How GetPreferredAllocation answers: correctly, ignoring must_include, with the wrong size, or with IDs that are not available. */
-  readonly preferred?: 'correct' | 'ignore-must-include' | 'wrong-size' | 'unavailable-ids';
+  /**
+   * How GetPreferredAllocation answers: correctly, ignoring must_include, with the wrong size, with IDs that
+   * are not available, or with an error.
+   */
+  readonly preferred?: 'correct' | 'ignore-must-include' | 'wrong-size' | 'unavailable-ids' | 'error';
   /** How PreStartContainer answers: at once, never, or with an error. */
   readonly preStart?: 'ok' | 'hang' | 'error';
   /**
@@ -71,6 +79,12 @@ export interface TestPluginOptions {
   readonly pluginType?: string;
   /** Re-register after a kubelet restart or a dropped stream: at once (default), after a delay in ms, or never. */
   readonly reregister?: 'immediately' | 'never' | number;
+  /**
+   * Also re-register when the kubelet ends the ListAndWatch stream (default true). False is the documented
+   * contract only, as NVIDIA's plugin follows it: re-register when the socket is deleted or `kubelet.sock`
+   * is created again.
+   */
+  readonly reregisterOnStreamEnd?: boolean;
 }
 
 /** A small device plugin written against raw @grpc/grpc-js, for testing the simulator and the conformance suite. */
@@ -125,6 +139,8 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
   let registerGeneration = 0;
   const streams = new Set<{ write(m: ListAndWatchResponse): unknown }>();
   let kubeletInode: number | undefined;
+  /** ListAndWatch streams opened so far. */
+  let streamCount = 0;
   let registering = false;
   let needsRegister = true;
 
@@ -133,9 +149,17 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
   const listAndWatch = (call: ServerWritableStream<unknown, ListAndWatchResponse>): void => {
     const generation = registerGeneration;
     const send = { write: (m: ListAndWatchResponse) => call.write(m) };
+    const stream = (streamCount += 1);
     const start = (): void => {
       if (call.cancelled) return;
       streams.add(send);
+      if (stream > 1 && options.unhealthyAfterReregisterMs !== undefined) {
+        call.write({ devices: devices.map((d) => ({ ...d, health: Unhealthy })) });
+        setTimeout(() => {
+          if (!call.cancelled) call.write({ devices });
+        }, options.unhealthyAfterReregisterMs).unref();
+        return;
+      }
       call.write({ devices });
       if (options.deltaUpdates && devices[0] !== undefined) {
         // Right behind the full list, so the delta arrives however loaded the machine is.
@@ -143,11 +167,11 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
       }
     };
     if (options.firstListDelayMs === undefined) start();
-    else setTimeout(start, options.firstListDelayMs);
+    else setTimeout(start, options.firstListDelayMs).unref();
     call.on('cancelled', () => {
       streams.delete(send);
       // Only the stream of the latest registration counts: the kubelet closes older ones itself.
-      if (generation === registerGeneration) scheduleRegister();
+      if (generation === registerGeneration && options.reregisterOnStreamEnd !== false) scheduleRegister();
     });
   };
 
@@ -155,6 +179,10 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
     getDevicePluginOptions: (_call, callback) => callback(null, pluginOptions),
     listAndWatch,
     getPreferredAllocation: (call, callback) => {
+      if (options.preferred === 'error') {
+        callback(rpcError(status.INTERNAL, 'topology unknown'));
+        return;
+      }
       const containerResponses = call.request.containerRequests.map((r) => {
         const mode = options.preferred ?? 'correct';
         if (mode === 'unavailable-ids') return { deviceIDs: ['no-such-device'] };
@@ -179,6 +207,10 @@ export async function createTestPlugin(options: TestPluginOptions): Promise<Test
           return;
         }
         callback(rpcError(status.INVALID_ARGUMENT, `unknown device IDs: ${unknown.join(', ')}`));
+        return;
+      }
+      if (options.allocate === 'error') {
+        callback(rpcError(status.INTERNAL, 'device is busy'));
         return;
       }
       const selected =

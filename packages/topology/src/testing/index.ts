@@ -10,3 +10,36 @@ export { createSysfsFixture } from './sysfs-fixture';
 export type { ClassDeviceSpec, NumaNodeSpec, PciDeviceSpec, SysfsFixture } from './sysfs-fixture';
 export { addTwoSocketMachine } from './two-socket-machine';
 export type { TwoSocketMachine } from './two-socket-machine';
+export {
+  corruptTree,
+  listTreeEntries,
+  restoreTree,
+  treeCorruptions,
+  type CorruptLinkTarget,
+  type FastCheckModule,
+  type TreeCorruption,
+  type TreeCorruptionsOptions,
+  type TreeEntry,
+  type TreeEntryKind,
+  type TreeReplacement,
+} from './corrupt-tree';
+export { createEscapeSentinel, SENTINEL_ENTRIES } from './escape-sentinel';
+export type { EscapeSentinel, SentinelEntry } from './escape-sentinel';
+export { changedPaths, snapshotTree } from './snapshot-tree';
+export { discoverDocumentProblems } from './discover-document-problems';
+export type {
+  CheckedDevice,
+  DiscoverDocumentCheck,
+  DiscoverDocumentCheckOptions,
+} from './discover-document-problems';
+export { describeCorruptions, fuzzDiscoverScan, fuzzWorkDir } from './fuzz-discover-scan';
+export type {
+  CommandOutcome,
+  DiscoverScanFuzzOptions,
+  DiscoverScanFuzzReport,
+  FuzzMachine,
+} from './fuzz-discover-scan';
+export { ESCAPE_LINK, fuzzDiscoverConfig } from './fuzz-discover-config';
+export type { DiscoverConfigFuzzOptions, DiscoverConfigFuzzReport } from './fuzz-discover-config';
+export { fuzzParameters } from './fuzz-parameters';
+export type { FuzzParameters } from './fuzz-parameters';

@@ -1,0 +1,46 @@
+// `nx run e2e-chaos:soak`: kdp-device-plugins (all five plugins) on the demo's sample node against kubelet-sim,
+// through --cycles N (1000) seeded random disruptions; prints a table, exits 1 when a registration was lost, the
+// process crashed, a change was missed or the final SIGTERM did not end it cleanly. See README.md.
+import { randomInt } from 'node:crypto';
+import { join } from 'node:path';
+import { runSoak, soakPassed } from './soak';
+import { parseSoakArgs, SOAK_USAGE } from './soak-args';
+import { formatSoakReport } from './soak-report';
+
+/** This bundle is e2e/chaos/dist/soak.js; the plugin bundle is the device-plugins build's. */
+const BUNDLE = join(__dirname, '..', '..', '..', 'packages', 'device-plugins', 'dist', 'main.js');
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseSoakArgs(process.argv.slice(2), () => randomInt(2 ** 31));
+  } catch (error) {
+    process.stderr.write(`soak: ${error instanceof Error ? error.message : String(error)}\n\n${SOAK_USAGE}`);
+    return 2;
+  }
+  process.stderr.write(`soak: ${args.cycles} cycles, seed ${args.seed}, at most ${args.maxMinutes} min\n`);
+  const result = await runSoak({
+    bundle: BUNDLE,
+    cycles: args.cycles,
+    seed: args.seed,
+    maxMs: args.maxMinutes * 60_000,
+    onCycle: (p) => {
+      if (p.cycle % 50 === 0)
+        process.stderr.write(
+          `soak: cycle ${p.cycle} (${Math.round(p.elapsedMs / 1000)} s): lost ${p.lost}, crashes ${p.crashes}\n`,
+        );
+    },
+  });
+  process.stdout.write(formatSoakReport(result));
+  return soakPassed(result) ? 0 : 1;
+}
+
+void main().then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(
+      `soak: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exitCode = 1;
+  },
+);
