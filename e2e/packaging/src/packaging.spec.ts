@@ -231,8 +231,9 @@ describe('a plain consumer of the installed tarballs', () => {
       join(consumer, 'consumer-esm.mts'),
       "import { createDevicePlugin } from '@kdp/core';\nexport const create: typeof createDevicePlugin = createDevicePlugin;\n",
     );
-    // @kdp/kubelet-sim/testing loads its optional peer esbuild (bundleEntry): a consumer of that entry installs
-    // it, at the workspace's version.
+    // @kdp/kubelet-sim/testing loads its optional peer esbuild (bundleEntry), and @kdp/topology/testing's fuzz
+    // helpers take fast-check (their types name it): a consumer of those entries installs them, at the
+    // workspace's versions.
     const rootManifest = JSON.parse(readFileSync(join(workspace, 'package.json'), 'utf8')) as {
       devDependencies: Record<string, string>;
     };
@@ -240,6 +241,7 @@ describe('a plain consumer of the installed tarballs', () => {
       'typescript@5.9.3',
       '@types/node@20.19.43',
       `esbuild@${rootManifest.devDependencies['esbuild'] ?? ''}`,
+      `fast-check@${rootManifest.devDependencies['fast-check'] ?? ''}`,
     ];
     await mustRun(
       'npm install (consumer)',
