@@ -13,7 +13,15 @@ export interface LoadConfigOptions {
   readonly unknownKeys?: UnknownKeyPolicy;
   /** Largest file accepted, in bytes (default 4 MiB). */
   readonly maxBytes?: number;
+  /** Rewrites the parsed input before validation (an anchor's format converted to ours); may throw ConfigError. */
+  readonly transform?: ConfigTransform;
 }
+
+/** Rewrites a parsed configuration input before it is validated; throws {@link ConfigError} for a bad one. */
+export type ConfigTransform = (
+  input: unknown,
+  file: string,
+) => { readonly input: unknown; readonly warnings?: readonly ConfigIssue[]; readonly anchor?: string };
 
 /** A configuration that passed its schema, with what was accepted but worth a warning. */
 export interface LoadedConfig<T> {
@@ -98,6 +106,12 @@ export function validateConfigValue<S extends z.ZodType>(
   schema: S,
   options: LoadConfigOptions = {},
 ): { value: z.output<S>; warnings: ConfigIssue[] } {
+  const transformed = options.transform?.(input, file);
+  if (transformed !== undefined) {
+    const { transform: _done, ...rest } = options;
+    const result = validateConfigValue(file, transformed.input, schema, rest);
+    return { value: result.value, warnings: [...(transformed.warnings ?? []), ...result.warnings] };
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new ConfigError(file, parsed.error.issues.flatMap(toConfigIssues));
   const policy = options.unknownKeys ?? 'error';

@@ -75,6 +75,7 @@ export async function watchConfig<S extends z.ZodType>(
   const loadOptions: LoadConfigOptions = {
     ...(options.unknownKeys ? { unknownKeys: options.unknownKeys } : {}),
     ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+    ...(options.transform ? { transform: options.transform } : {}),
   };
   let running = options.initial ?? (await loadConfig(file, schema, loadOptions));
   const debounceMs = options.debounceMs ?? 200;

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
+import { formatCompatHelp } from './compat/format-compat-help';
 import { DEVICE_LIST_STRATEGIES, type AnyPluginDefinition, type DeviceListStrategy } from './define-plugin';
 import { UsageError } from './exit-code';
 import { flag, type Flag, type FlagSpecs } from './flags';
@@ -27,6 +28,8 @@ export interface CommonFlags {
   readonly metricsAddress: string | undefined;
   /** `--log-level LEVEL` (default `info`). */
   readonly logLevel: LogLevel;
+  /** `--log-dir DIR`: the JSON logs are also appended to `DIR/<binary>.log`; undefined = stderr only. */
+  readonly logDir: string | undefined;
   /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
   readonly pollIntervalMs: number | undefined;
 }
@@ -137,6 +140,12 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
       default: 'info',
     }),
   },
+  'log-dir': {
+    flag: flag.path({
+      description: 'also append the JSON logs to DIR/<binary>.log (created if missing)',
+      valueName: 'DIR',
+    }),
+  },
   'poll-interval': {
     flag: flag.duration({
       description: 'how often the change probe (without one: a full scan) runs',
@@ -219,6 +228,39 @@ function slotsOf(program: Program): FlagSlot[] {
   return slots;
 }
 
+/** How a program's own flags read a `--name value` pair: whether `name` is ours, and whether `value` suits it. */
+export interface OwnFlagProbe {
+  /** undefined: not one of our flags; else whether `value` is valid for it (always true for booleans). */
+  accepts(name: string, value: string | undefined): boolean | undefined;
+  /** Whether our flag `name` takes a value. */
+  takesValue(name: string): boolean;
+}
+
+/** The {@link OwnFlagProbe} of a program (compat layers ask it before reading a flag as an anchor's). */
+export function ownFlagProbe(program: Program): OwnFlagProbe {
+  const slots = new Map(slotsOf(program).map((slot) => [slot.name, slot.flag]));
+  for (const name of ['help', 'version']) slots.set(name, flag.boolean({ description: name }));
+  slots.set('output', flag.enum({ description: 'output', values: ['json', 'table'] as const }));
+  return {
+    accepts(name, value) {
+      const own = slots.get(name);
+      if (own === undefined) return undefined;
+      if (own.kind === 'boolean') return true;
+      if (value === undefined) return false;
+      try {
+        own.parse([value]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    takesValue: (name) => {
+      const own = slots.get(name);
+      return own !== undefined && own.kind !== 'boolean';
+    },
+  };
+}
+
 /**
  * Parses a command line (the arguments after the program name) with node:util parseArgs. Throws
  * {@link UsageError} for an unknown or missing command, an unknown flag, a missing or malformed value, or
@@ -294,6 +336,7 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     pluginsRegistryDir: common('plugins-registry-dir') as string,
     metricsAddress,
     logLevel,
+    logDir: common('log-dir') as string | undefined,
     pollIntervalMs: common('poll-interval') as number | undefined,
   };
   const chosen = program.multi ? new Set(common('plugins') as string[]) : undefined;
@@ -404,6 +447,9 @@ export function formatHelp(program: Program): string {
     `  ${'--output json|table'.padEnd(width)}  discover only: output format [table]`,
     '',
     ...sections.flatMap((section) => [section, '']),
+    ...program.plugins.flatMap((definition) =>
+      (definition.compat ?? []).flatMap((layer) => [formatCompatHelp(layer, !program.multi), '']),
+    ),
     'Exit codes: 0 done (discover: the scan ran), 1 failure, 2 usage or configuration error.',
     '',
   ].join('\n');

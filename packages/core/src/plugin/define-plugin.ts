@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { UnknownKeyPolicy } from '../config/load-config';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import type { ResourceDeclaration, AllocateContext } from '../resource-declaration';
+import type { CompatLayer } from './compat/compat-layer';
 import type { ExcludedDevice } from './discover-result';
 import type { FlagSpecs, FlagValues } from './flags';
 
@@ -166,6 +167,11 @@ export interface PluginDefinition<
   };
   /** The plugin's own flags (built with `flag.*`). */
   readonly flags?: F;
+  /**
+   * Drop-in layers for the established plugins this one replaces: their flags, environment variables, default
+   * configuration paths and file formats, mapped onto ours (flags and variables in the plugin's own binary only).
+   */
+  readonly compat?: readonly CompatLayer[];
   /** Roots read besides sysfs and /dev: `procfs: true` offers `--proc-root` (a plugin without it has none). */
   readonly reads?: { readonly procfs?: boolean };
   /** Creates what lives as long as the process (event sources, caches); its result is `ctx.state`. */

@@ -52,3 +52,13 @@ export type {
   ExcludedDevice,
 } from './discover-result';
 export { formatDiscoverTable } from './format-discover-table';
+export { isRefused, klogFlags, klogVerbosityLevel, parseGoBool, parseGoInt } from './compat';
+export type {
+  AcceptedCompatOption,
+  CompatConfigFormat,
+  CompatConversion,
+  CompatLayer,
+  CompatOption,
+  CompatTarget,
+  RefusedCompatOption,
+} from './compat';

@@ -165,6 +165,7 @@ describe('runPlugin: --help, --version and usage errors', () => {
         "  --plugins-registry-dir DIR   the kubelet's plugin-watcher directory [/var/lib/kubelet/plugins_registry] (serve)",
         '  --metrics-address HOST:PORT  serve /metrics, /healthz, /readyz; off when absent (serve)',
         '  --log-level LEVEL            JSON logs on stderr [info]',
+        '  --log-dir DIR                also append the JSON logs to DIR/<binary>.log (created if missing)',
         '  --poll-interval DURATION     how often the change probe (without one: a full scan) runs [1h] (serve)',
         '  --output json|table          discover only: output format [table]',
         '',

@@ -7,21 +7,33 @@ import {
   type ProbeServer,
 } from '@kdp/base';
 import { createHost } from '@kdp/topology';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { bindPluginMetrics } from '../bind-plugin-metrics';
 import { formatConfigIssues, isConfigError, type ConfigIssue } from '../config/config-error';
-import { loadConfig, validateConfigValue, type LoadConfigOptions } from '../config/load-config';
+import {
+  loadConfig,
+  validateConfigValue,
+  type ConfigTransform,
+  type LoadConfigOptions,
+} from '../config/load-config';
 import { watchConfig, type ConfigWatcher } from '../config/watch-config';
 import { createDevicePlugin } from '../device-plugin';
 import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics';
+import { applyCompat, type CompatResult } from './compat/apply-compat';
+import { createCompatConfigTransform } from './compat/compat-config';
+import { openLogFile, type LogFile } from './log-file';
 import {
   checkDirectories,
   formatHelp,
+  ownFlagProbe,
   parseCommandLine,
   type CommonFlags,
   type PluginInvocation,
   type Program,
 } from './command-line';
+import type { CompatLayer } from './compat/compat-layer';
 import type { AnyPluginDefinition } from './define-plugin';
 import { discoverPlugin } from './discover-plugin';
 import { toDiscoverDocument, type DiscoverResult } from './discover-result';
@@ -54,6 +66,10 @@ export interface RunIo {
   readonly exit?: (code: number) => void;
   /** Quiet time after a configuration file changed before it is reloaded (default 200 ms). */
   readonly configDebounceMs?: number;
+  /** The environment compat layers read (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where compat layers' default configuration paths are looked up (default `/`; tests use a temp dir). */
+  readonly anchorRoot?: string;
 }
 
 /**
@@ -117,10 +133,29 @@ async function runProgram(program: Program, io: RunIo): Promise<number> {
 
 async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSink): Promise<number> {
   let command;
+  let compat: CompatResult | undefined;
   try {
-    command = parseCommandLine(program, io.argv ?? process.argv.slice(2));
-    if (command.command === 'serve' || command.command === 'discover')
+    let argv = io.argv ?? process.argv.slice(2);
+    const layers = program.multi ? [] : (program.plugins[0]?.compat ?? []);
+    if (layers.length > 0) {
+      const probe = ownFlagProbe(program);
+      compat = applyCompat({
+        layers,
+        argv,
+        env: io.env ?? process.env,
+        ownFlag: (name, value) => probe.accepts(name, value),
+        ownTakesValue: (name) => probe.takesValue(name),
+      });
+      argv = compat.argv;
+      // An anchor's DaemonSet `args` replace the image's default `serve`: anchor flags without a command mean serve.
+      const COMMANDS = ['serve', 'discover', '--help', '-h', '--version'];
+      if (compat.anchorFlags && !argv.some((token) => COMMANDS.includes(token))) argv = ['serve', ...argv];
+    }
+    command = parseCommandLine(program, argv);
+    if (command.command === 'serve' || command.command === 'discover') {
       await checkDirectories(command.common, command.command, program);
+      command = { ...command, plugins: await withDefaultConfigs(command.plugins, io.anchorRoot ?? '/') };
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderr.write(`${program.binary}: ${error.message}\n\nRun ${program.binary} --help for the flags.\n`);
@@ -134,8 +169,27 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     stdout.write(`${program.binary} ${program.version}\n`);
     return ExitCode.Ok;
   }
-  const { common, plugins } = command;
-  const logger = createLogger({ level: common.logLevel, name: program.binary, destination: stderr });
+  const { common } = command;
+  const patches = compat?.patches ?? [];
+  const plugins = command.plugins.map((invocation) => ({
+    ...invocation,
+    transform: createCompatConfigTransform(invocation.definition.compat ?? [], program.multi ? [] : patches),
+  }));
+  let logFile: LogFile | undefined;
+  if (common.logDir !== undefined) {
+    try {
+      logFile = await openLogFile(common.logDir, program.binary);
+    } catch (error) {
+      stderr.write(`${program.binary}: --log-dir ${common.logDir}: ${(error as Error).message}\n`);
+      return ExitCode.Usage;
+    }
+  }
+  const logger = createLogger({
+    level: common.logLevel,
+    name: program.binary,
+    destination: logFile === undefined ? stderr : logFile.tee(stderr),
+  });
+  for (const line of compat?.applied ?? []) logger.info({ compat: line }, 'anchor option applied');
   const loggerOf = (definition: AnyPluginDefinition): Logger =>
     program.multi ? logger.child({ plugin: definition.name }) : logger;
   const clock = io.clock ?? systemClock;
@@ -182,8 +236,10 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     if (command.command === 'discover') {
       const results: DiscoverResult[] = [];
       const configWarnings: string[] = [];
+      const configs: Record<string, unknown> = {};
       for (const invocation of plugins) {
         const { value, warnings } = await loadOnce(invocation);
+        configs[invocation.definition.name] = value;
         configWarnings.push(...warnings.map((w) => formatConfigIssues(invocation.configFile ?? '', [w])));
         results.push(
           await discoverPlugin({
@@ -206,8 +262,12 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
         },
         configWarnings,
       );
+      // The running configuration, converted from an anchor's format where it was one (one plugin: itself).
+      const config = program.multi ? configs : Object.values(configs)[0];
       stdout.write(
-        command.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : formatDiscoverTable(doc),
+        command.output === 'json'
+          ? `${JSON.stringify({ ...doc, config }, null, 2)}\n`
+          : formatDiscoverTable(doc),
       );
       return ExitCode.Ok;
     }
@@ -236,6 +296,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   } finally {
     for (const config of configs) config.watcher?.close();
     await probeServer?.close();
+    await logFile?.close();
     // The process's own listeners stay until it exits: removing the last one restores the kernel's default
     // action at once, and a SIGTERM between that and the exit would kill the process by signal (status 143).
     if (io.signals !== undefined) {
@@ -248,13 +309,19 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
 
 const schemaOf = (definition: AnyPluginDefinition): z.ZodType =>
   definition.config?.schema ?? z.strictObject({});
-const loadOptionsOf = (definition: AnyPluginDefinition): LoadConfigOptions => ({
-  unknownKeys: definition.config?.unknownKeys ?? 'error',
+/** A plugin as the command line configures it, with the compat layers' configuration transform. */
+interface ConfiguredPlugin extends PluginInvocation {
+  readonly transform: ConfigTransform | undefined;
+}
+
+const loadOptionsOf = (invocation: ConfiguredPlugin): LoadConfigOptions => ({
+  unknownKeys: invocation.definition.config?.unknownKeys ?? 'error',
+  ...(invocation.transform !== undefined ? { transform: invocation.transform } : {}),
 });
 
 /** Loads a plugin's configuration once: its file, or its defaults through the schema. */
 async function loadOnce(
-  invocation: PluginInvocation,
+  invocation: ConfiguredPlugin,
 ): Promise<{ value: unknown; warnings: readonly ConfigIssue[] }> {
   const { definition } = invocation;
   if (invocation.configFile === undefined) {
@@ -262,16 +329,39 @@ async function loadOnce(
       '<built-in defaults>',
       definition.config?.defaults ?? {},
       schemaOf(definition),
-      loadOptionsOf(definition),
+      loadOptionsOf(invocation),
     );
   }
-  return loadConfig(invocation.configFile, schemaOf(definition), loadOptionsOf(definition));
+  return loadConfig(invocation.configFile, schemaOf(definition), loadOptionsOf(invocation));
+}
+
+/**
+ * A plugin without `--config` whose compat layers name default files (`/etc/pcidp/config.json`) loads the first
+ * that exists, as the anchor would; `root` prefixes them (tests).
+ */
+async function withDefaultConfigs(
+  plugins: readonly PluginInvocation[],
+  root: string,
+): Promise<PluginInvocation[]> {
+  return Promise.all(
+    plugins.map(async (invocation) => {
+      if (invocation.configFile !== undefined || plugins.length > 1) return invocation;
+      for (const path of (invocation.definition.compat ?? []).flatMap(
+        (layer: CompatLayer) => layer.defaultConfigPaths ?? [],
+      )) {
+        const file = join(root, path);
+        if ((await stat(file).catch(() => undefined))?.isFile() === true)
+          return { ...invocation, configFile: file };
+      }
+      return invocation;
+    }),
+  );
 }
 
 interface ServeOptions {
   readonly program: Program;
   readonly common: CommonFlags;
-  readonly plugins: readonly PluginInvocation[];
+  readonly plugins: readonly ConfiguredPlugin[];
   readonly io: RunIo;
   readonly logger: Logger;
   readonly loggerOf: (definition: AnyPluginDefinition) => Logger;
@@ -300,7 +390,7 @@ async function serve(options: ServeOptions): Promise<number> {
     const watcher = await watchConfig({
       file,
       schema: schemaOf(invocation.definition),
-      ...loadOptionsOf(invocation.definition),
+      ...loadOptionsOf(invocation),
       signals: null,
       ...(options.io.configDebounceMs !== undefined ? { debounceMs: options.io.configDebounceMs } : {}),
       onChange: (change) => {

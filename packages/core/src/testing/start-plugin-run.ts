@@ -31,6 +31,10 @@ export interface StartPluginRunOptions {
   /** Quiet time before a changed configuration file is reloaded (default 20 ms here). */
   readonly configDebounceMs?: number;
   readonly clock?: Clock;
+  /** The environment compat layers read (default: none, never the test process's). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where compat layers' default configuration paths are looked up (default: a path that does not exist). */
+  readonly anchorRoot?: string;
 }
 
 /** Runs a plugin definition (or several, as one multi-plugin binary) in this process with the given command line. */
@@ -56,6 +60,8 @@ export function startPluginRun(
     exit: () => undefined,
     configDebounceMs: options.configDebounceMs ?? 20,
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    env: options.env ?? {},
+    anchorRoot: options.anchorRoot ?? '/nonexistent-anchor-root',
   };
   const done = 'plugins' in target ? runPlugins(target, io) : runPlugin(target, io);
   const logs = (): Array<Record<string, unknown>> =>
@@ -98,8 +104,9 @@ export function startPluginRun(
 export async function runPluginCommand(
   target: AnyPluginDefinition | MultiPluginProgram,
   argv: readonly string[],
+  options: StartPluginRunOptions = {},
 ): Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }> {
-  const run = startPluginRun(target, argv);
+  const run = startPluginRun(target, argv, options);
   const code = await run.done;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
