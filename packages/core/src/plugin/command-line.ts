@@ -30,6 +30,12 @@ export interface CommonFlags {
   readonly logLevel: LogLevel;
   /** `--log-dir DIR`: the JSON logs are also appended to `DIR/<binary>.log`; undefined = stderr only. */
   readonly logDir: string | undefined;
+  /** `--node-name NAME`; undefined: `$NODE_NAME`. */
+  readonly nodeName: string | undefined;
+  /** `--node-config-label LABEL`: the node label naming this node's key of a configuration directory. */
+  readonly nodeConfigLabel: string | undefined;
+  /** `--default-config KEY`: the key of a configuration directory used when nothing names one. */
+  readonly defaultConfig: string | undefined;
   /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
   readonly pollIntervalMs: number | undefined;
 }
@@ -146,6 +152,24 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
       valueName: 'DIR',
     }),
   },
+  'node-name': {
+    flag: flag.string({
+      description: "this node's name, which selects its key of a --config directory [$NODE_NAME]",
+      valueName: 'NAME',
+    }),
+  },
+  'node-config-label': {
+    flag: flag.string({
+      description: 'node label naming the key of a --config directory (needs get nodes)',
+      valueName: 'LABEL',
+    }),
+  },
+  'default-config': {
+    flag: flag.string({
+      description: 'key of a --config directory used when neither the label nor the node name names one',
+      valueName: 'KEY',
+    }),
+  },
   'poll-interval': {
     flag: flag.duration({
       description: 'how often the change probe (without one: a full scan) runs',
@@ -203,7 +227,7 @@ function slotsOf(program: Program): FlagSlot[] {
       slots.push({
         name: `${prefix}config`,
         flag: flag.path({
-          description: 'YAML or JSON configuration; absent = documented defaults',
+          description: 'YAML or JSON configuration, or a directory of them (one per node); absent = defaults',
           valueName: 'FILE',
         }),
         configOf: index,
@@ -337,6 +361,9 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     metricsAddress,
     logLevel,
     logDir: common('log-dir') as string | undefined,
+    nodeName: common('node-name') as string | undefined,
+    nodeConfigLabel: common('node-config-label') as string | undefined,
+    defaultConfig: common('default-config') as string | undefined,
     pollIntervalMs: common('poll-interval') as number | undefined,
   };
   const chosen = program.multi ? new Set(common('plugins') as string[]) : undefined;

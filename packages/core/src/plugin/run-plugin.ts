@@ -20,6 +20,9 @@ import {
 } from '../config/load-config';
 import { watchConfig, type ConfigWatcher } from '../config/watch-config';
 import { createDevicePlugin } from '../device-plugin';
+import { selectNodeConfig } from '../config/select-node-config';
+import { inClusterAccess, type KubeApiAccess } from '../kube/kube-api-access';
+import { createNodeLabelWatch, type NodeLabelWatch } from '../kube/node-label-watch';
 import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics';
 import { applyCompat, type CompatResult } from './compat/apply-compat';
 import { createCompatConfigTransform } from './compat/compat-config';
@@ -70,6 +73,10 @@ export interface RunIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where compat layers' default configuration paths are looked up (default `/`; tests use a temp dir). */
   readonly anchorRoot?: string;
+  /** The API server for `--node-config-label` (default: the pod's in-cluster service account). */
+  readonly kubeApi?: KubeApiAccess;
+  /** How often the node's labels are read again for `--node-config-label` (default 10 s). */
+  readonly nodeLabelIntervalMs?: number;
 }
 
 /**
@@ -171,7 +178,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
   }
   const { common } = command;
   const patches = compat?.patches ?? [];
-  const plugins = command.plugins.map((invocation) => ({
+  const plugins = command.plugins.map((invocation): ConfiguredPlugin => ({
     ...invocation,
     transform: createCompatConfigTransform(invocation.definition.compat ?? [], program.multi ? [] : patches),
   }));
@@ -232,14 +239,54 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     defaultMetrics: command.common.metricsAddress !== undefined,
   });
   let probeServer: ProbeServer | undefined;
+  let nodeLabels: NodeLabelWatch | undefined;
+  const env = io.env ?? process.env;
+  const nodeName = common.nodeName ?? env['NODE_NAME'];
   try {
+    if (common.nodeConfigLabel !== undefined) {
+      const access = io.kubeApi ?? (await inClusterAccess(env));
+      if (nodeName === undefined || nodeName === '' || access === undefined) {
+        const missing =
+          access === undefined
+            ? 'the API server (an in-cluster service account)'
+            : 'the node name (--node-name or $NODE_NAME)';
+        throw new UsageError(`--node-config-label ${common.nodeConfigLabel} needs ${missing}`);
+      }
+      nodeLabels = createNodeLabelWatch({
+        access,
+        nodeName,
+        ...(io.nodeLabelIntervalMs !== undefined ? { intervalMs: io.nodeLabelIntervalMs } : {}),
+        onChange: (labels) => {
+          logger.info(
+            { label: common.nodeConfigLabel, value: labels[common.nodeConfigLabel ?? ''] ?? null },
+            'node labels read',
+          );
+          for (const config of configs) void config.watcher?.reload('file');
+        },
+        onError: (error) =>
+          logger.warn(
+            { problem: error.message },
+            'cannot read the node labels; selecting the configuration without them',
+          ),
+      });
+      await nodeLabels.refresh();
+      if (command.command === 'serve') nodeLabels.start();
+    }
+    const selectFile = (dir: string) =>
+      selectNodeConfig(dir, {
+        ...(nodeName !== undefined && nodeName !== '' ? { nodeName } : {}),
+        ...(common.nodeConfigLabel !== undefined ? { label: common.nodeConfigLabel } : {}),
+        ...(nodeLabels !== undefined ? { labels: () => nodeLabels?.current() } : {}),
+        ...(common.defaultConfig !== undefined ? { defaultKey: common.defaultConfig } : {}),
+      });
+    for (const invocation of plugins) invocation.selectFile = selectFile;
     if (command.command === 'discover') {
       const results: DiscoverResult[] = [];
       const configWarnings: string[] = [];
-      const configs: Record<string, unknown> = {};
+      const configValues: Record<string, unknown> = {};
       for (const invocation of plugins) {
         const { value, warnings } = await loadOnce(invocation);
-        configs[invocation.definition.name] = value;
+        configValues[invocation.definition.name] = value;
         configWarnings.push(...warnings.map((w) => formatConfigIssues(invocation.configFile ?? '', [w])));
         results.push(
           await discoverPlugin({
@@ -263,7 +310,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
         configWarnings,
       );
       // The running configuration, converted from an anchor's format where it was one (one plugin: itself).
-      const config = program.multi ? configs : Object.values(configs)[0];
+      const config = program.multi ? configValues : Object.values(configValues)[0];
       stdout.write(
         command.output === 'json'
           ? `${JSON.stringify({ ...doc, config }, null, 2)}\n`
@@ -294,6 +341,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     stderr.write(`${program.binary}: ${error instanceof Error ? error.message : String(error)}\n`);
     return ExitCode.Failure;
   } finally {
+    nodeLabels?.stop();
     for (const config of configs) config.watcher?.close();
     await probeServer?.close();
     await logFile?.close();
@@ -312,11 +360,14 @@ const schemaOf = (definition: AnyPluginDefinition): z.ZodType =>
 /** A plugin as the command line configures it, with the compat layers' configuration transform. */
 interface ConfiguredPlugin extends PluginInvocation {
   readonly transform: ConfigTransform | undefined;
+  /** Chooses this node's file when the configuration is a directory. */
+  selectFile?: LoadConfigOptions['selectFile'];
 }
 
 const loadOptionsOf = (invocation: ConfiguredPlugin): LoadConfigOptions => ({
   unknownKeys: invocation.definition.config?.unknownKeys ?? 'error',
   ...(invocation.transform !== undefined ? { transform: invocation.transform } : {}),
+  ...(invocation.selectFile !== undefined ? { selectFile: invocation.selectFile } : {}),
 });
 
 /** Loads a plugin's configuration once: its file, or its defaults through the schema. */
@@ -395,7 +446,10 @@ async function serve(options: ServeOptions): Promise<number> {
       ...(options.io.configDebounceMs !== undefined ? { debounceMs: options.io.configDebounceMs } : {}),
       onChange: (change) => {
         metrics.configReload(true);
-        pluginLogger.info({ config: file, reason: change.reason }, 'configuration reloaded');
+        pluginLogger.info(
+          { config: file, reason: change.reason, ...(change.selected ? { selected: change.selected } : {}) },
+          'configuration reloaded',
+        );
         logWarnings(pluginLogger, file, change.warnings);
         served[options.configs.indexOf(entry)]?.reconfigured();
       },
@@ -408,6 +462,8 @@ async function serve(options: ServeOptions): Promise<number> {
       },
     });
     logWarnings(pluginLogger, file, watcher.warnings);
+    if (watcher.selected !== undefined)
+      pluginLogger.info({ config: file, selected: watcher.selected }, 'configuration chosen for this node');
     entry.watcher = watcher;
     entry.current = () => watcher.current;
     options.configs.push(entry);

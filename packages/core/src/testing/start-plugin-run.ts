@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '@kdp/base';
+import type { KubeApiAccess } from '../kube/kube-api-access';
 import type { AnyPluginDefinition } from '../plugin/define-plugin';
 import { runPlugin, runPlugins, type MultiPluginProgram } from '../plugin/run-plugin';
 
@@ -35,6 +36,10 @@ export interface StartPluginRunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where compat layers' default configuration paths are looked up (default: a path that does not exist). */
   readonly anchorRoot?: string;
+  /** The API server for `--node-config-label`. */
+  readonly kubeApi?: KubeApiAccess;
+  /** How often node labels are read again (default here 50 ms). */
+  readonly nodeLabelIntervalMs?: number;
 }
 
 /** Runs a plugin definition (or several, as one multi-plugin binary) in this process with the given command line. */
@@ -62,6 +67,8 @@ export function startPluginRun(
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     env: options.env ?? {},
     anchorRoot: options.anchorRoot ?? '/nonexistent-anchor-root',
+    ...(options.kubeApi !== undefined ? { kubeApi: options.kubeApi } : {}),
+    nodeLabelIntervalMs: options.nodeLabelIntervalMs ?? 50,
   };
   const done = 'plugins' in target ? runPlugins(target, io) : runPlugin(target, io);
   const logs = (): Array<Record<string, unknown>> =>

@@ -1,8 +1,11 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { z } from 'zod';
-import { runPluginCommand } from '../../testing/start-plugin-run';
+import { runPluginCommand, startPluginRun } from '../../testing/start-plugin-run';
 import { definePlugin, type AnyPluginDefinition } from '../define-plugin';
 import type { CompatLayer } from './compat-layer';
 import { klogFlags } from './klog-flags';
@@ -171,5 +174,96 @@ describe('compat layers in the runtime', () => {
     const line = '-domain acme.io (example/anchor v1) → prefix=\\"acme.io\\"';
     expect(stderr).toContain(line);
     expect(readFileSync(join(logDir, 'thing-device-plugin.log'), 'utf8')).toContain(line);
+  });
+});
+
+describe('per-node configuration: a --config directory, chosen by node label or node name, live', () => {
+  let dir: string;
+  let sim: KubeletSim;
+  let api: Server;
+  let labels: Record<string, string>;
+  let requests: string[];
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kdp-per-node-'));
+    for (const sub of ['sys', 'dev', 'dp', 'configs']) mkdirSync(join(dir, sub));
+    writeFileSync(join(dir, 'configs', 'default.yaml'), 'count: 1\n');
+    writeFileSync(join(dir, 'configs', 'node-7.yaml'), 'count: 2\n');
+    writeFileSync(join(dir, 'configs', 'big'), 'count: 4\n');
+    sim = await createKubeletSim({ dir: join(dir, 'dp') });
+    labels = {};
+    requests = [];
+    api = createServer((req, res) => {
+      requests.push(`${req.url ?? ''} ${req.headers.authorization ?? ''}`);
+      if (req.url !== '/api/v1/nodes/node-7') {
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'forbidden' }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Node', metadata: { name: 'node-7', labels } }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+  });
+  afterEach(async () => {
+    await sim.close();
+    await new Promise((resolve) => api.close(resolve));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const serveArgs = () => [
+    'serve',
+    '--sysfs-root',
+    join(dir, 'sys'),
+    '--dev-root',
+    join(dir, 'dev'),
+    '--device-plugin-dir',
+    join(dir, 'dp'),
+    '--config',
+    join(dir, 'configs'),
+  ];
+  const devices = (n: number) =>
+    sim.until('example.com/thing', () => sim.resource('example.com/thing')?.healthy.length === n);
+
+  it('takes the key named after $NODE_NAME, and follows edits of the directory', async () => {
+    const run = startPluginRun(plugin, serveArgs(), { env: { NODE_NAME: 'node-7' } });
+    await devices(2);
+    await run.waitForLog(
+      (l) =>
+        l['msg'] === 'configuration chosen for this node' &&
+        String(l['selected']).includes('node name node-7'),
+    );
+    rmSync(join(dir, 'configs', 'node-7.yaml'));
+    await devices(1); // back to the key named default
+    expect(await run.stop()).toBe(0);
+  });
+
+  it("follows the node label (NVIDIA's nvidia.com/device-plugin.config) read through the API server", async () => {
+    labels = { 'nvidia.com/device-plugin.config': 'big' };
+    const label = 'nvidia.com/device-plugin.config';
+    const run = startPluginRun(plugin, [...serveArgs(), '--node-config-label', label], {
+      env: { NODE_NAME: 'node-7' },
+      kubeApi: { server: `http://127.0.0.1:${(api.address() as AddressInfo).port}`, token: 'sa-token' },
+    });
+    await devices(4);
+    expect(requests[0]).toBe('/api/v1/nodes/node-7 Bearer sa-token');
+    labels = {};
+    await devices(2); // the label removed: the node's own key
+    labels = { [label]: 'default' };
+    await devices(1);
+    expect(await run.stop()).toBe(0);
+  });
+
+  it('exits 2 when the label is asked for without API access or without a node name', async () => {
+    const noApi = await runPluginCommand(plugin, [...serveArgs(), '--node-config-label', 'x'], {
+      env: { NODE_NAME: 'n' },
+    });
+    expect(noApi.code).toBe(2);
+    expect(noApi.stderr).toContain(
+      '--node-config-label x needs the API server (an in-cluster service account)',
+    );
+    const noName = await runPluginCommand(plugin, [...serveArgs(), '--node-config-label', 'x'], {
+      kubeApi: { server: 'http://127.0.0.1:1' },
+    });
+    expect(noName.stderr).toContain('needs the node name (--node-name or $NODE_NAME)');
   });
 });
