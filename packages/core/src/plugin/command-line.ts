@@ -38,6 +38,8 @@ export interface CommonFlags {
   readonly defaultConfig: string | undefined;
   /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
   readonly pollIntervalMs: number | undefined;
+  /** `--nfd-features-dir DIR`: where each plugin writes its NFD feature file `kdp-<plugin>`; undefined = none. */
+  readonly nfdFeaturesDir: string | undefined;
 }
 
 /** One plugin as the command line configures it. */
@@ -78,6 +80,17 @@ interface CommonFlag {
   /** Offered only when a plugin of the program reads procfs. */
   readonly procfs?: boolean;
 }
+
+/** A path flag that takes only absolute paths (a relative one is then free for an anchor's flag of the name). */
+const absolutePath = (f: Flag<string | undefined>): Flag<string | undefined> => ({
+  ...f,
+  parse: (texts) => {
+    const value = f.parse(texts);
+    if (value !== undefined && !value.startsWith('/'))
+      throw new Error(`${JSON.stringify(value)} is not an absolute path`);
+    return value;
+  },
+});
 
 const COMMON: Readonly<Record<string, CommonFlag>> = {
   'sysfs-root': {
@@ -147,10 +160,12 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
     }),
   },
   'log-dir': {
-    flag: flag.path({
-      description: 'also append the JSON logs to DIR/<binary>.log (created if missing)',
-      valueName: 'DIR',
-    }),
+    flag: absolutePath(
+      flag.path({
+        description: 'also append the JSON logs to DIR/<binary>.log (absolute; created if missing)',
+        valueName: 'DIR',
+      }),
+    ),
   },
   'node-name': {
     flag: flag.string({
@@ -169,6 +184,13 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
       description: 'key of a --config directory used when neither the label nor the node name names one',
       valueName: 'KEY',
     }),
+  },
+  'nfd-features-dir': {
+    flag: flag.path({
+      description: "write node feature labels to DIR/kdp-<plugin> (NFD's features.d); off when absent",
+      valueName: 'DIR',
+    }),
+    serveOnly: true,
   },
   'poll-interval': {
     flag: flag.duration({
@@ -365,6 +387,7 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     nodeConfigLabel: common('node-config-label') as string | undefined,
     defaultConfig: common('default-config') as string | undefined,
     pollIntervalMs: common('poll-interval') as number | undefined,
+    nfdFeaturesDir: common('nfd-features-dir') as string | undefined,
   };
   const chosen = program.multi ? new Set(common('plugins') as string[]) : undefined;
   const plugins: PluginInvocation[] = [];

@@ -21,6 +21,8 @@ export type {
   SetupContext,
   WatchSpec,
 } from './define-plugin';
+export { featureLabelProblem, resourceCountLabels, toLabelValue } from './feature-labels';
+export type { FeatureLabels } from './feature-labels';
 export { flag, formatDuration, parseDuration } from './flags';
 export type {
   BooleanFlagOptions,

@@ -174,7 +174,7 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
       for (const name of new Set([...entries.keys(), ...specs.keys()])) {
         const spec = specs.get(name) ?? entries.get(name)?.spec;
         if (spec === undefined) continue;
-        const { devices, held } = memory.advertise(name, specs.get(name)?.devices ?? [], now);
+        const { devices, held } = memory.advertise(name, specs.get(name)?.devices ?? [], now, set.retired);
         excluded.push(...held.map(heldExclusion));
         if (!specs.has(name) && devices.length === 0) gone.push(name);
         else advertised.push({ ...spec, devices });

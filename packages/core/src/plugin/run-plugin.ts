@@ -497,6 +497,7 @@ async function serve(options: ServeOptions): Promise<number> {
         deviceListStrategy: common.deviceListStrategy,
         metrics,
         pollIntervalMs: common.pollIntervalMs,
+        nfdFeaturesDir: common.nfdFeaturesDir,
         config: () => options.configs[index]?.current(),
         devicePlugin,
         owners,

@@ -118,6 +118,45 @@ describe('applyCompat', () => {
   });
 });
 
+describe('applyCompat with several layers and repeatable flags', () => {
+  const version: CompatLayer = {
+    anchor: 'other/anchor v2',
+    flags: {
+      v: { kind: 'boolean', description: 'print the version', apply: (_v, to) => to.flag('version') },
+      device: {
+        kind: 'value',
+        description: 'a device',
+        apply: (v, to) => to.appendConfig(['devices'], { name: v }),
+      },
+    },
+  };
+  const both = (argv: readonly string[]) =>
+    applyCompat({
+      layers: [version, layer],
+      argv,
+      env: {},
+      ownFlag: () => undefined,
+      ownTakesValue: () => false,
+    });
+
+  it("tries every layer's option of a name: the first that takes the value wins", () => {
+    expect(both(['-v']).argv).toEqual(['--version']);
+    expect(both(['-v=2']).argv).toEqual(['--log-level', 'info']);
+    expect(both(['-v=6']).applied[0]).toBe('-v 6 (example/anchor v1) → --log-level trace');
+    expect(() => both(['-v=x'])).toThrow(/-v: "x" is not a boolean/);
+  });
+
+  it('collects a repeatable flag into one list that replaces the file’s', () => {
+    const result = both(['-device', 'a', '--device=b', '-device', 'c']);
+    expect(result.patches).toEqual([
+      { path: ['devices'], value: [{ name: 'a' }, { name: 'b' }, { name: 'c' }], source: '-device' },
+    ]);
+    expect(applyConfigPatches({ devices: [{ name: 'file' }] }, result.patches)).toEqual({
+      devices: [{ name: 'a' }, { name: 'b' }, { name: 'c' }],
+    });
+  });
+});
+
 describe('applyConfigPatches', () => {
   it('sets keys in a copy, creating objects and arrays on the way', () => {
     const input = { sharing: { replicas: 1 }, keep: true };

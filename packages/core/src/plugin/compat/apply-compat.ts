@@ -56,32 +56,39 @@ interface Found {
  */
 export function applyCompat(options: ApplyCompatOptions): CompatResult {
   const { layers } = options;
-  const lookup = (kind: 'flags' | 'env', name: string): Found | undefined => {
-    for (const layer of layers) {
+  /** Every layer's option of a name, in the layers' order. */
+  const lookup = (kind: 'flags' | 'env', name: string): Found[] =>
+    layers.flatMap((layer) => {
       const option = layer[kind]?.[name];
-      if (option !== undefined) return { layer, option };
-    }
-    return undefined;
-  };
+      return option === undefined ? [] : [{ layer, option }];
+    });
   const patches: ConfigPatch[] = [];
   const applied: string[] = [];
   /** Our flags set by anchors, by priority: env (0) < anchor flag (1). */
   const set = new Map<string, { value: string | undefined; priority: number }>();
-  const apply = (found: Found, label: string, value: string, priority: number): void => {
+  /** Lists built by repeatable flags, by path: the first append replaces the file's list. */
+  const lists = new Map<string, unknown[]>();
+
+  const applyOne = (found: Found, label: string, value: string, priority: number): void => {
     const { option, layer } = found;
     if (isRefused(option))
       throw new UsageError(`${label} (${layer.anchor}) is not supported: ${option.refuse}`);
     const effects: string[] = [];
+    const flags: Array<[string, string | undefined]> = [];
+    const configPatches: ConfigPatch[] = [];
+    const appends: Array<[readonly (string | number)[], unknown]> = [];
     const target: CompatTarget = {
       flag: (name, flagValue) => {
-        const before = set.get(name);
-        if (before === undefined || before.priority <= priority)
-          set.set(name, { value: flagValue, priority });
+        flags.push([name, flagValue]);
         effects.push(`--${name}${flagValue === undefined ? '' : ` ${flagValue}`}`);
       },
       setConfig: (path, configValue) => {
-        patches.push({ path, value: configValue, source: label });
+        configPatches.push({ path, value: configValue, source: label });
         effects.push(`${path.join('.')}=${JSON.stringify(configValue)}`);
+      },
+      appendConfig: (path, configValue) => {
+        appends.push([path, configValue]);
+        effects.push(`${path.join('.')}+=${JSON.stringify(configValue)}`);
       },
     };
     let normalised = value;
@@ -97,17 +104,50 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
     } catch (error) {
       throw new UsageError(`${label}: ${(error as Error).message}`);
     }
+    // Effects only once the option applied cleanly: a failing one may be another layer's to take.
+    for (const [name, flagValue] of flags) {
+      const before = set.get(name);
+      if (before === undefined || before.priority <= priority) set.set(name, { value: flagValue, priority });
+    }
+    patches.push(...configPatches);
+    for (const [path, configValue] of appends) {
+      const key = JSON.stringify(path);
+      let list = lists.get(key);
+      if (list === undefined) {
+        list = [];
+        lists.set(key, list);
+        patches.push({ path, value: list, source: label });
+      }
+      list.push(configValue);
+    }
     applied.push(
       `${label}${option.kind === 'boolean' ? `=${normalised}` : ` ${value}`} (${layer.anchor}) → ${effects.join(', ') || 'nothing to change'}`,
     );
+  };
+  /**
+   * Applies the first of the layers' options of one name that takes the value: two anchors may both know a
+   * name (klog's `-v N` and another's `-v` version switch). None does: the first one's error.
+   */
+  const apply = (candidates: readonly Found[], label: string, value: string, priority: number): void => {
+    let firstError: UsageError | undefined;
+    for (const found of candidates) {
+      try {
+        applyOne(found, label, value, priority);
+        return;
+      } catch (error) {
+        if (!(error instanceof UsageError)) throw error;
+        firstError ??= error;
+      }
+    }
+    if (firstError !== undefined) throw firstError;
   };
 
   for (const layer of layers) {
     for (const name of Object.keys(layer.env ?? {})) {
       const value = options.env[name];
       if (value === undefined || value === '') continue;
-      const found = lookup('env', name);
-      if (found?.layer === layer) apply(found, `environment variable ${name}`, value, 0);
+      const found = lookup('env', name).filter((candidate) => candidate.layer === layer);
+      if (found.length > 0) apply(found, `environment variable ${name}`, value, 0);
     }
   }
 
@@ -132,13 +172,13 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
     if (dashes === '--') {
       const valueForOurs = inline ?? (options.ownTakesValue(name) ? next : undefined);
       const ours = options.ownFlag(name, valueForOurs);
-      if (ours === true || (ours === false && found === undefined)) {
+      if (ours === true || (ours === false && found.length === 0)) {
         explicit.add(name);
         rest.push(token);
         continue;
       }
     }
-    if (found === undefined) {
+    if (found.length === 0) {
       if (dashes === '-' && name.length > 1) throw new UsageError(`unknown flag -${name}`);
       rest.push(token);
       continue;
@@ -146,7 +186,7 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
     anchorFlags = true;
     let value: string;
     if (inline !== undefined) value = inline;
-    else if (found.option.kind === 'boolean') value = 'true';
+    else if (found[0]?.option.kind === 'boolean') value = 'true';
     else {
       if (next === undefined) throw new UsageError(`${dashes}${name} needs a value`);
       value = next;

@@ -6,6 +6,11 @@ export interface CompatTarget {
   flag(name: string, value?: string): void;
   /** Sets a key of the plugin's configuration input, after the file was loaded (and converted), before validation. */
   setConfig(path: readonly (string | number)[], value: unknown): void;
+  /**
+   * Appends to a list key (a repeatable flag): the first append of a command line replaces the file's list, as
+   * flags win over files; later ones add to it.
+   */
+  appendConfig(path: readonly (string | number)[], value: unknown): void;
 }
 
 /** An anchor's flag or environment variable that means something here. */

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { LogLevel } from '@kdp/base';
 import { parseGoInt, type CompatOption, type CompatTarget } from './compat-layer';
 
@@ -28,7 +29,8 @@ const verbosity = (value: string, to: CompatTarget): void => {
 
 const logDir = (value: string, to: CompatTarget): void => {
   if (value.trim() === '') throw new Error('must name a directory');
-  to.flag('log-dir', value);
+  // glog takes a directory relative to the working directory too.
+  to.flag('log-dir', resolve(value));
 };
 
 const stderrOnly = 'JSON logs always go to stderr (kubectl logs); use -log_dir to also write them to a file';
