@@ -1,5 +1,8 @@
-import { deployedPlugins, type DeployedPlugin } from './kdp-plugins';
+import { join } from 'node:path';
+import { deployDir } from './deploy-dir';
+import { deployedPlugins, kustomizations, type DeployedPlugin } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
+import { renderKustomization } from './render-kustomization';
 
 /** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
 export interface ProfileRule {
@@ -65,6 +68,19 @@ function deployedOf(daemonSet: KubeObject): DeployedPlugin | undefined {
   return deployedPlugins.find((plugin) => plugin.binary === daemonSet.metadata.name);
 }
 
+/** Every kdp plugin DaemonSet of every build, with its build folder and plugin (one plugin appears in several builds). */
+export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeObject }[] {
+  return kustomizations.flatMap((dir) =>
+    renderKustomization(join(deployDir, dir))
+      .filter(
+        (object) =>
+          object.kind === 'DaemonSet' &&
+          object.metadata.labels?.['app.kubernetes.io/component'] === 'device-plugin',
+      )
+      .map((object) => ({ dir, plugin: pluginOf(object), object })),
+  );
+}
+
 /** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
 export function memoryBytes(quantity: string | undefined): number {
   const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(quantity ?? '');
@@ -109,6 +125,8 @@ const hostPathPolicy: { path: string; writable: boolean }[] = [
   { path: '/var/lib/kubelet/device-plugins', writable: true },
   { path: '/var/run/cdi', writable: true },
   { path: '/var/run/k8s.cni.cncf.io/devinfo/dp', writable: true },
+  // Node Feature Discovery's local feature files (`--nfd-features-dir`): each plugin writes its own kdp-<plugin>.
+  { path: '/etc/kubernetes/node-feature-discovery/features.d', writable: true },
   { path: '/sys', writable: false },
   { path: '/sys/bus', writable: false },
   { path: '/sys/class', writable: false },
