@@ -13,6 +13,7 @@ export type {
   AdmitRequest,
   Admission,
   KubeletSim,
+  DraOptions,
   KubeletSimOptions,
   ResourceState,
   RestartOptions,
@@ -36,6 +37,28 @@ export type {
   SimEventType,
   StreamEndedEvent,
 } from './sim-events';
+export { createApiServer } from './api-server/api-server';
+export type { ApiRequestAttributes, ApiServer, ApiServerOptions } from './api-server/api-server';
+export { ApiError } from './api-server/api-errors';
+export type { ApiStatus, StatusCause } from './api-server/api-errors';
+export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
+export type { DraApiServerConnection, ResourceClaimObject } from './dra/dra-api-client';
+export type {
+  DraConnectionEvent,
+  DraDeviceHealth,
+  DraEvent,
+  DraHealthEvent,
+  DraPreparedEvent,
+  DraPrepareFailedEvent,
+  DraRegisteredEvent,
+  DraUnpreparedEvent,
+  PreparedClaim,
+  PreparedDevice,
+  SlicesDeletedEvent,
+} from './dra/dra-events';
+export type { DraClaimRef, DraEndpointState, DraPod, DraState } from './dra/dra-manager';
+export { chooseDraServices, draHealthServices, draPluginServices } from './dra/dra-services';
+export type { DraHealthService, DraPluginService } from './dra/dra-services';
 export { parseCheckpoint } from './checkpoint';
 export type { CheckpointData, CheckpointFile, PodDeviceEntry } from './checkpoint';
 export { createTestPlugin, defaultTestDevices } from './testing/test-plugin';
