@@ -68,5 +68,7 @@ export type { FakeClock } from './testing/fake-clock';
 export { runConformance } from './conformance/run-conformance';
 export type { ConformanceOptions } from './conformance/run-conformance';
 export type { CheckStatus, ConformanceCheck, ConformanceReport } from './conformance/conformance-check';
+export { runDraConformance } from './conformance/dra/run-dra-conformance';
+export type { DraConformanceOptions, DraConformanceReady } from './conformance/dra/run-dra-conformance';
 export { runCli } from './cli/run-cli';
 export type { CliIo } from './cli/run-cli';
