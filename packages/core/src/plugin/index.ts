@@ -38,6 +38,9 @@ export type {
   StringFlagOptions,
 } from './flags';
 export { runPlugin, runPlugins } from './run-plugin';
+export { DEVICE_PLUGIN_MODE } from './serve-mode';
+export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
+export { cdiEditsOf } from './cdi-publisher';
 export type { MultiPluginProgram, ProcessSignals, RunIo, TextSink } from './run-plugin';
 export { checkDirectories, formatHelp, parseCommandLine } from './command-line';
 export type { Command, CommonFlags, PluginInvocation, Program } from './command-line';

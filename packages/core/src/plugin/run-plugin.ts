@@ -43,6 +43,7 @@ import { toDiscoverDocument, type DiscoverResult } from './discover-result';
 import { ExitCode, UsageError } from './exit-code';
 import { formatDiscoverTable } from './format-discover-table';
 import { servePlugin, type ServedPlugin } from './serve-plugin';
+import { DEVICE_PLUGIN_MODE, type ResourceHost, type RunOptions, type ServeModeBackend } from './serve-mode';
 
 /** Something text can be written to (process.stdout, a test buffer). */
 export interface TextSink {
@@ -98,13 +99,18 @@ export interface MultiPluginProgram {
  * generated from the declared flags), configuration load and reload, scans, resources, metrics, signals and
  * exit codes (0 done, 1 failure, 2 usage or configuration error). Resolves with the exit code.
  */
-export function runPlugin(definition: AnyPluginDefinition, io: RunIo = {}): Promise<number> {
+export function runPlugin(
+  definition: AnyPluginDefinition,
+  io: RunIo = {},
+  options: RunOptions = {},
+): Promise<number> {
   const program: Program = {
     binary: definition.binary,
     title: definition.title,
     version: definition.version,
     plugins: [definition],
     multi: false,
+    ...(options.modes !== undefined ? { modes: options.modes } : {}),
   };
   return runProgram(program, io);
 }
@@ -113,14 +119,21 @@ export function runPlugin(definition: AnyPluginDefinition, io: RunIo = {}): Prom
  * Runs several plugins in one process: `serve --plugins gpu,usb` (default: all), each with its own
  * `--<name>-config` and `--<name>-<flag>`, sharing one device plugin, one metrics port and one set of roots.
  */
-export function runPlugins(program: MultiPluginProgram, io: RunIo = {}): Promise<number> {
+export function runPlugins(
+  program: MultiPluginProgram,
+  io: RunIo = {},
+  options: RunOptions = {},
+): Promise<number> {
   const names = new Set<string>();
   for (const definition of program.plugins) {
     if (names.has(definition.name))
       throw new Error(`${program.binary}: plugin ${definition.name} is listed twice`);
     names.add(definition.name);
   }
-  return runProgram({ ...program, multi: true }, io);
+  return runProgram(
+    { ...program, multi: true, ...(options.modes !== undefined ? { modes: options.modes } : {}) },
+    io,
+  );
 }
 
 async function runProgram(program: Program, io: RunIo): Promise<number> {
@@ -160,7 +173,7 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     }
     command = parseCommandLine(program, argv);
     if (command.command === 'serve' || command.command === 'discover') {
-      await checkDirectories(command.common, command.command, program);
+      await checkDirectories(command.common, command.command, program, command.mode?.name);
       command = { ...command, plugins: await withDefaultConfigs(command.plugins, io.anchorRoot ?? '/') };
     }
   } catch (error) {
@@ -331,6 +344,9 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
       configs,
       signal: controller.signal,
       setProbeServer: (server) => (probeServer = server),
+      mode: command.mode,
+      env,
+      nodeName,
     });
   } catch (error) {
     if (isConfigError(error) || error instanceof UsageError) {
@@ -422,6 +438,10 @@ interface ServeOptions {
   readonly configs: Array<{ current: () => unknown; watcher?: ConfigWatcher<unknown> }>;
   readonly signal: AbortSignal;
   readonly setProbeServer: (server: ProbeServer) => void;
+  /** `--mode` and its flags (absent: the program has no modes). */
+  readonly mode: { readonly name: string; readonly flags: Readonly<Record<string, unknown>> } | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly nodeName: string | undefined;
 }
 
 async function serve(options: ServeOptions): Promise<number> {
@@ -469,15 +489,38 @@ async function serve(options: ServeOptions): Promise<number> {
     options.configs.push(entry);
   }
   let started = false;
+  const modeName = options.mode?.name ?? DEVICE_PLUGIN_MODE;
+  const mode = modeName === DEVICE_PLUGIN_MODE ? undefined : options.program.modes?.[modeName];
+  if (modeName !== DEVICE_PLUGIN_MODE && mode === undefined)
+    throw new UsageError(`unknown --mode ${modeName}`);
+  let backend: ServeModeBackend | undefined;
+  if (mode !== undefined)
+    backend = await mode.create({
+      binary: options.program.binary,
+      version: options.program.version,
+      common,
+      flags: options.mode?.flags ?? {},
+      nodeName: options.nodeName === '' ? undefined : options.nodeName,
+      env: options.env,
+      plugins: options.plugins.map((invocation) => invocation.definition),
+      logger,
+      loggerOf: options.loggerOf,
+      clock: options.clock,
+      host: options.host,
+      signal,
+    });
+  const ready = (): { ok: boolean; message?: string } =>
+    backend === undefined ? metrics.readiness() : (backend.readiness?.() ?? { ok: true });
   if (common.metricsAddress !== undefined) {
     const server = await startProbeServer({
       address: common.metricsAddress,
       metrics: metrics.registry,
-      readiness: () => (started ? metrics.readiness() : { ok: false, message: 'first scan not finished' }),
+      readiness: () => (started ? ready() : { ok: false, message: 'first scan not finished' }),
     });
     options.setProbeServer(server);
     logger.info({ url: server.url }, 'serving /metrics, /healthz and /readyz');
   }
+  if (backend !== undefined) return serveMode(options, backend, served, () => (started = true));
   const devicePlugin = createDevicePlugin({
     devicePluginDir: common.devicePluginDir,
     registration: common.registration,
@@ -487,34 +530,8 @@ async function serve(options: ServeOptions): Promise<number> {
   });
   const unbind = bindPluginMetrics(devicePlugin, metrics);
   const owners = new Map<string, string>();
-  options.plugins.forEach((invocation, index) => {
-    served.push(
-      servePlugin({
-        definition: invocation.definition,
-        flags: invocation.flags,
-        host: options.host,
-        cdiDir: common.cdiDir,
-        deviceListStrategy: common.deviceListStrategy,
-        metrics,
-        pollIntervalMs: common.pollIntervalMs,
-        nfdFeaturesDir: common.nfdFeaturesDir,
-        config: () => options.configs[index]?.current(),
-        devicePlugin,
-        owners,
-        logger: options.loggerOf(invocation.definition),
-        clock: options.clock,
-        signal,
-      }),
-    );
-  });
-  logger.info(
-    {
-      version: options.program.version,
-      plugins: options.plugins.map((p) => p.definition.name),
-      flags: common,
-    },
-    'starting',
-  );
+  served.push(...servePlugins(options, () => devicePlugin, owners));
+  logStarting(options);
   // Lifecycle timers do not hold the event loop; while the plugin waits for a restarting kubelet, this does.
   const keepAlive = setInterval(() => undefined, 60_000);
   try {
@@ -532,6 +549,79 @@ async function serve(options: ServeOptions): Promise<number> {
     await Promise.all(served.map((plugin) => plugin.stop()));
     await devicePlugin.stop();
     unbind();
+    for (const plugin of served) await plugin.stopHook();
+  }
+  logger.info({}, 'stopped');
+  return ExitCode.Ok;
+}
+
+/** One {@link servePlugin} per plugin of the process, each serving its resources on `hostOf(definition)`. */
+function servePlugins(
+  options: ServeOptions,
+  hostOf: (definition: AnyPluginDefinition) => ResourceHost,
+  owners: Map<string, string>,
+): ServedPlugin[] {
+  const { common } = options;
+  return options.plugins.map((invocation, index) =>
+    servePlugin({
+      definition: invocation.definition,
+      flags: invocation.flags,
+      host: options.host,
+      cdiDir: common.cdiDir,
+      deviceListStrategy: common.deviceListStrategy,
+      metrics: options.metrics,
+      pollIntervalMs: common.pollIntervalMs,
+      nfdFeaturesDir: common.nfdFeaturesDir,
+      config: () => options.configs[index]?.current(),
+      devicePlugin: hostOf(invocation.definition),
+      owners,
+      logger: options.loggerOf(invocation.definition),
+      clock: options.clock,
+      signal: options.signal,
+    }),
+  );
+}
+
+function logStarting(options: ServeOptions): void {
+  options.logger.info(
+    {
+      version: options.program.version,
+      plugins: options.plugins.map((p) => p.definition.name),
+      flags: options.common,
+      ...(options.mode !== undefined ? { mode: options.mode.name } : {}),
+    },
+    'starting',
+  );
+}
+
+/**
+ * `serve` in a mode other than device-plugin: the same scans feed the mode's backend, which starts once every
+ * plugin's first scan is applied and stops after the scans (before the plugins' stop hooks).
+ */
+async function serveMode(
+  options: ServeOptions,
+  backend: ServeModeBackend,
+  served: ServedPlugin[],
+  markStarted: () => void,
+): Promise<number> {
+  const { logger, signal } = options;
+  served.push(...servePlugins(options, (definition) => backend.resources(definition), new Map()));
+  logStarting(options);
+  const keepAlive = setInterval(() => undefined, 60_000);
+  try {
+    await Promise.all(served.map((plugin) => plugin.start()));
+    await backend.start();
+    markStarted();
+    await Promise.race([
+      new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      ),
+      ...(backend.stopped !== undefined ? [backend.stopped] : []),
+    ]);
+  } finally {
+    clearInterval(keepAlive);
+    await Promise.all(served.map((plugin) => plugin.stop()));
+    await backend.stop();
     for (const plugin of served) await plugin.stopHook();
   }
   logger.info({}, 'stopped');

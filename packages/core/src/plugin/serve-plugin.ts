@@ -1,6 +1,5 @@
 import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
-import type { DevicePlugin } from '../device-plugin';
 import type { PluginMetrics } from '../metrics/plugin-metrics';
 import { createCdiPublisher } from './cdi-publisher';
 import type { AnyPluginDefinition, ChangeProbe, DeviceListStrategy, ResourceSet } from './define-plugin';
@@ -13,6 +12,7 @@ import { createPluginContext, watchedDirectories, type MutablePluginContext } fr
 import { createResourceApplier } from './resource-applier';
 import { readChangeProbe } from './read-change-probe';
 import { createScanScheduler, type ScanScheduler } from './scan-scheduler';
+import type { ResourceHost } from './serve-mode';
 import { createWarningLog } from './warning-log';
 
 /** What one plugin of a `serve` process is started with. */
@@ -31,8 +31,8 @@ export interface ServePluginOptions {
   readonly nfdFeaturesDir?: string | undefined;
   /** The running configuration. */
   readonly config: () => unknown;
-  /** The process's device plugin, shared by every plugin it hosts. */
-  readonly devicePlugin: DevicePlugin;
+  /** The process's device plugin, shared by every plugin it hosts (or a serve mode's host of this plugin). */
+  readonly devicePlugin: ResourceHost;
   /** Resource names taken by any plugin of the process, with their owner. */
   readonly owners: Map<string, string>;
   readonly logger: Logger;

@@ -3,6 +3,7 @@ import type { Clock } from '@kdp/base';
 import type { KubeApiAccess } from '../kube/kube-api-access';
 import type { AnyPluginDefinition } from '../plugin/define-plugin';
 import { runPlugin, runPlugins, type MultiPluginProgram } from '../plugin/run-plugin';
+import type { ServeMode } from '../plugin/serve-mode';
 
 /** A plugin binary running in this process, with its output captured and its signals under the test's control. */
 export interface PluginRun {
@@ -40,6 +41,8 @@ export interface StartPluginRunOptions {
   readonly kubeApi?: KubeApiAccess;
   /** How often node labels are read again (default here 50 ms). */
   readonly nodeLabelIntervalMs?: number;
+  /** Serve modes besides device-plugin (`runPlugin`'s `modes`). */
+  readonly modes?: Readonly<Record<string, ServeMode>>;
 }
 
 /** Runs a plugin definition (or several, as one multi-plugin binary) in this process with the given command line. */
@@ -70,7 +73,8 @@ export function startPluginRun(
     ...(options.kubeApi !== undefined ? { kubeApi: options.kubeApi } : {}),
     nodeLabelIntervalMs: options.nodeLabelIntervalMs ?? 50,
   };
-  const done = 'plugins' in target ? runPlugins(target, io) : runPlugin(target, io);
+  const run = options.modes !== undefined ? { modes: options.modes } : {};
+  const done = 'plugins' in target ? runPlugins(target, io, run) : runPlugin(target, io, run);
   const logs = (): Array<Record<string, unknown>> =>
     err
       .split('\n')
