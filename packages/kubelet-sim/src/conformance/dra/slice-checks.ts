@@ -77,13 +77,17 @@ export function publishedDevices(slices: readonly ApiObject[]): PublishedDevice[
   );
 }
 
-/** Whether a device says it has a PCI address: an attribute whose value is a PCI address, or the standard one. */
+/**
+ * Whether a device says it is a PCI device: the standard attribute, or an attribute named for its own PCI address
+ * (`pciAddress`, `pciBusID`) holding one. Other attributes whose value looks like a PCI address (a USB device's
+ * host controller) do not count.
+ */
 function hasPciAddress(device: PublishedDevice): boolean {
   return Object.entries(device.attributes).some(
     ([name, value]) =>
       name === pciBusIdAttribute ||
-      /pci(bus)?(id|address)$/i.test(name.split('/').pop() ?? '') ||
-      pciAddress.test(String(record(value)['string'] ?? '')),
+      (/pci(bus)?(id|address)$/i.test(name.split('/').pop() ?? '') &&
+        pciAddress.test(String(record(value)['string'] ?? ''))),
   );
 }
 
