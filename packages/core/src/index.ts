@@ -74,7 +74,12 @@ export { ConfigError, formatConfigIssues, isConfigError } from './config/config-
 export type { ConfigIssue } from './config/config-error';
 export { formatConfigPath } from './config/format-config-path';
 export { loadConfig, parseConfigText, validateConfigValue } from './config/load-config';
-export type { ConfigTransform, LoadConfigOptions, LoadedConfig, UnknownKeyPolicy } from './config/load-config';
+export type {
+  ConfigTransform,
+  LoadConfigOptions,
+  LoadedConfig,
+  UnknownKeyPolicy,
+} from './config/load-config';
 export { watchConfig } from './config/watch-config';
 export type {
   ConfigChange,
