@@ -38,6 +38,8 @@ export interface DraServeModeOptions {
   readonly sliceDebounceMs?: number | undefined;
   /** `health_check_timeout_seconds` of the health stream; default 30. */
   readonly healthCheckTimeoutSeconds?: number | undefined;
+  /** Where procfs is read for the node's boot ID; default `--proc-root` (/proc for a plugin without it). */
+  readonly procRoot?: string | undefined;
   readonly onEvent?: ((event: DraServeModeEvent) => void) | undefined;
 }
 
@@ -275,6 +277,13 @@ function createDriver(driverOptions: DriverOptions): Driver {
         items.map((item) => item.device),
       );
       Object.assign(env, all.envs ?? {});
+      // DRA has no PreStartContainer: what a resource does there (an FPGA's programming) is done in prepare.
+      await entry.declaration.preStartContainer?.({
+        resource: entry.declaration.name,
+        devices: items.map((item) => item.device),
+        unknownIds: [],
+        signal: context.signal,
+      });
       for (const { result, device } of items) {
         const own = items.length === 1 ? all : await allocate(entry, [device]);
         if (Object.keys(own.annotations ?? {}).length > 0)
@@ -357,7 +366,7 @@ function createDriver(driverOptions: DriverOptions): Driver {
         draPluginsDir: driverOptions.draPluginsDir,
         podUid: context.env['POD_UID'] || undefined,
         cdi: { dir: common.cdiDir },
-        procRoot: common.procRoot,
+        procRoot: options.procRoot ?? common.procRoot,
         isLocalPool: (pool) => pools.has(pool) || pool.startsWith(`${nodeName}/`),
         health,
         healthCheckTimeoutSeconds: options.healthCheckTimeoutSeconds,

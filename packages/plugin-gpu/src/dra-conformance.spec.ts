@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPluginRun, type PluginRun } from '@kdp/core/testing';
@@ -9,7 +9,8 @@ import { gpuPlugin } from './plugin';
 import { buildNvidiaMachine, rootFlags } from './testing';
 
 // "The GPU driver passes `kubelet-sim check --dra`": the DRA suite, strict, against `gpu-device-plugin serve
-// --mode dra` run in this process on the NVIDIA fixture, restarted by the suite for `plugin-restart`.
+// --mode dra` run in this process on the NVIDIA fixture, restarted by the suite for `plugin-restart` and
+// "rebooted" for `node-reboot` (a new boot ID in the fixture's procfs, the CDI directory emptied).
 describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => {
   let fixture: SysfsFixture;
   let base: string;
@@ -25,7 +26,7 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('passes every check, plugin restart and the standard PCI attributes included', async () => {
+  it('passes every check, plugin restart, node reboot and the standard PCI attributes included', async () => {
     const [registry, plugins, cdiDir] = ['plugins_registry', 'plugins', 'cdi'].map((name) =>
       join(base, name),
     );
@@ -34,6 +35,9 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
     const config = join(base, 'gpu.yaml');
     writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
     const mode = { dra: createDraServeMode({ sliceDebounceMs: 10 }) };
+    const bootIdFile = join(fixture.procRoot, 'sys/kernel/random/boot_id');
+    mkdirSync(join(bootIdFile, '..'), { recursive: true });
+    writeFileSync(bootIdFile, 'b0b0b0b0-0000-4000-8000-000000000001\n');
     let argv: readonly string[] = [];
     const start = (ready: DraConformanceReady): void => {
       const kubeconfig = join(base, 'kubeconfig');
@@ -67,6 +71,13 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
         await run?.stop();
         run = startPluginRun(gpuPlugin, argv, { modes: mode });
       },
+      rebootNode: async () => {
+        await run?.stop();
+        writeFileSync(bootIdFile, 'b0b0b0b0-0000-4000-8000-000000000002\n');
+        for (const name of readdirSync(cdiDir as string))
+          rmSync(join(cdiDir as string, name), { recursive: true, force: true });
+        run = startPluginRun(gpuPlugin, argv, { modes: mode });
+      },
     });
 
     const notPassed = report.checks.flatMap((c) => (c.status === 'pass' ? [] : [`${c.id}: ${c.reason}`]));
@@ -82,5 +93,8 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
       /^node-g\/nvidia\.com\/gpu\/\S+ \[gpu\.kdp\.dev\/claim=\S+, \S+\]$/,
     );
     expect(reasonOf('plugin-restart')).toBe(reasonOf('prepare-idempotent'));
+    // After the reboot: the same devices and CDI IDs, and the specs (device and claim) written again.
+    expect(reasonOf('node-reboot')).toBe(`${reasonOf('prepare-idempotent')}, CDI specs written again`);
+    expect(run?.stderr()).toMatch(/the node rebooted since the checkpoint was written/);
   }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPluginRun, type PluginRun } from '@kdp/core/testing';
@@ -8,7 +8,8 @@ import { usbPlugin } from './plugin';
 import { addSampleMachine, createUsbFixture, SAMPLE_CONFIG, type UsbFixture } from './testing';
 
 // "The USB driver passes `kubelet-sim check --dra`": the DRA suite against `usb-device-plugin serve --mode dra`
-// run in this process, restarted by the suite for `plugin-restart`.
+// run in this process, restarted by the suite for `plugin-restart` and "rebooted" for `node-reboot` (a new boot
+// ID in a procfs of its own: the USB plugin takes no --proc-root, so the DRA mode is given one; CDI emptied).
 describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => {
   let usb: UsbFixture;
   let base: string;
@@ -25,7 +26,7 @@ describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => 
     rmSync(base, { recursive: true, force: true });
   });
 
-  it('passes every required check, plugin restart included', async () => {
+  it('passes every required check, plugin restart and node reboot included', async () => {
     const registry = join(base, 'plugins_registry');
     const plugins = join(base, 'plugins');
     const cdiDir = join(base, 'cdi');
@@ -34,8 +35,14 @@ describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => 
     writeFileSync(config, SAMPLE_CONFIG);
     const kubeconfig = join(base, 'kubeconfig');
     let argv: string[] = [];
+    const procRoot = join(base, 'proc');
+    const bootIdFile = join(procRoot, 'sys/kernel/random/boot_id');
+    mkdirSync(join(bootIdFile, '..'), { recursive: true });
+    writeFileSync(bootIdFile, 'b0b0b0b0-0000-4000-8000-000000000001\n');
     const start = (): PluginRun =>
-      startPluginRun(usbPlugin, argv, { modes: { dra: createDraServeMode({ sliceDebounceMs: 10 }) } });
+      startPluginRun(usbPlugin, argv, {
+        modes: { dra: createDraServeMode({ sliceDebounceMs: 10, procRoot }) },
+      });
 
     const report = await runDraConformance({
       driver: 'usb.kdp.dev',
@@ -65,6 +72,12 @@ describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => 
         await run?.stop();
         run = start();
       },
+      rebootNode: async () => {
+        await run?.stop();
+        writeFileSync(bootIdFile, 'b0b0b0b0-0000-4000-8000-000000000002\n');
+        for (const name of readdirSync(cdiDir)) rmSync(join(cdiDir, name), { recursive: true, force: true });
+        run = start();
+      },
     });
 
     const failed = report.checks.flatMap((c) => (c.status === 'fail' ? [`${c.id}: ${c.reason}`] : []));
@@ -79,5 +92,7 @@ describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => 
     const reasonOf = (id: string): string | undefined => report.checks.find((c) => c.id === id)?.reason;
     expect(reasonOf('plugin-restart')).toMatch(/^node-u\/example\.com\/[a-z]+\/\S+ \[usb\.kdp\.dev\/claim=/);
     expect(reasonOf('plugin-restart')).toBe(reasonOf('prepare-idempotent'));
+    expect(reasonOf('node-reboot')).toBe(`${reasonOf('prepare-idempotent')}, CDI specs written again`);
+    expect(run?.stderr()).toMatch(/the node rebooted since the checkpoint was written/);
   }, 120_000);
 });

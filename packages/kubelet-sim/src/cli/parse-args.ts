@@ -74,8 +74,8 @@ check   runs the device-plugin conformance suite against the plugin that registe
                    and unprepare of a claim the suite allocates, a kubelet restart and health. Without
                    --api-server the suite serves its own API server (on --api-port, default any) and
                    prints its URL; --kubeconfig-out writes a kubeconfig for the driver. --cdi-dir: where
-                   the driver writes CDI specs (else cdi-spec is skipped). plugin-restart is skipped:
-                   the CLI cannot restart a driver.
+                   the driver writes CDI specs (else cdi-spec is skipped). plugin-restart and node-reboot
+                   are skipped: the CLI cannot restart a driver or reboot a node.
         (exit 0: no check failed; 1: a check failed; 2: usage error)
 `;
 

@@ -107,6 +107,13 @@ export const draCheckCatalog = {
     plugin,
     users,
   ),
+  nodeReboot: required(
+    'node-reboot',
+    'after a node reboot (new boot ID, CDI directory emptied) the driver registers and publishes again, and ' +
+      'preparing the claim again returns the same devices and CDI IDs and writes the CDI specs again',
+    plugin,
+    users,
+  ),
   unprepare: required('unprepare', 'NodeUnprepareResources of the prepared claim succeeds', plugin),
   unprepareUnknown: required(
     'unprepare-unknown',

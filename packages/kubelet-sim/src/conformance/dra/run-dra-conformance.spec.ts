@@ -34,6 +34,7 @@ describe('runDraConformance', () => {
       patienceMs: 5000,
       publishTimeoutMs: 3000,
       restartPlugin: () => driver?.restart() ?? Promise.resolve(),
+      rebootNode: () => driver?.reboot() ?? Promise.resolve(),
       onReady: async ({ apiServer, nodeName }) => {
         driver = await createTestDraDriver({
           root,
@@ -60,12 +61,23 @@ describe('runDraConformance', () => {
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(report).toMatchObject({ ok: true, strict: false, resource: 'gpu.example.com' });
     expect(seen).toEqual(report.checks.map((c) => c.id));
-    expect(seen).toHaveLength(24);
+    expect(seen).toHaveLength(25);
     expect(byId(report, 'prepare')?.reason).toMatch(
       /^kubelet-sim-check-[0-9a-f]{8}: node-a\/gpu-0 \[gpu\.example\.com\/gpu=gpu-0\]$/,
     );
     expect(byId(report, 'wrong-uid')?.reason).toMatch(/^per-claim error: ResourceClaim .* has UID /);
     expect(byId(report, 'health-stream')?.reason).toBe('2 device(s) over v1.DRAResourceHealth');
+    expect(byId(report, 'node-reboot')?.reason).toBe(
+      'node-a/gpu-0 [gpu.example.com/gpu=gpu-0], CDI specs written again',
+    );
+  });
+
+  it('fails a driver that does not write its CDI specs again after a node reboot', async () => {
+    const report = await run('no-cdi-after-reboot');
+    expect(failed(report)).toEqual(['node-reboot']);
+    expect(byId(report, 'node-reboot')?.reason).toMatch(
+      /^prepared node-a\/gpu-0 \[gpu\.example\.com\/gpu=gpu-0\], but no spec file in \S+ defines gpu\.example\.com\/gpu=gpu-0: /,
+    );
   });
 
   it('fails a driver that publishes no slices, and skips what needs a device, with reasons', async () => {
@@ -102,9 +114,13 @@ describe('runDraConformance', () => {
     );
   });
 
-  it('fails a driver that prepares a claim whose UID does not match', async () => {
-    const report = await run('ignores-uid');
+  it('fails a driver that prepares a claim whose UID does not match; without rebootNode, node-reboot is skipped', async () => {
+    const report = await run('ignores-uid', { rebootNode: undefined });
     expect(failed(report)).toEqual(['wrong-uid']);
+    expect(byId(report, 'node-reboot')).toMatchObject({
+      status: 'skip',
+      reason: expect.stringMatching(/^not run: no way to reboot the node .*the CLI has none\)/),
+    });
   });
 
   it('fails a driver whose unprepare of an unknown claim is an error', async () => {
@@ -117,7 +133,11 @@ describe('runDraConformance', () => {
 
   it('fails a driver that does not publish again after the kubelet wiped its slices', async () => {
     const report = await run('no-republish');
-    expect(failed(report)).toEqual(['kubelet-restart-republish']);
+    // The kubelet also wipes the slices when it comes up with the rebooted node.
+    expect(failed(report)).toEqual(['kubelet-restart-republish', 'node-reboot']);
+    expect(byId(report, 'node-reboot')?.reason).toMatch(
+      /^no complete pool of slices 3\.00 s after the reboot/,
+    );
     expect(byId(report, 'kubelet-restart-republish')?.reason).toMatch(
       /^no slice 3\.00 s after the kubelet deleted 1; /,
     );
@@ -129,6 +149,6 @@ describe('runDraConformance', () => {
     expect(byId(report, 'dra-registers')?.reason).toMatch(
       /^no DRA driver other\.example\.com registered in .* within 1\.50 s \(seen instead: gpu\.example\.com\)/,
     );
-    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(23);
+    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(24);
   });
 });

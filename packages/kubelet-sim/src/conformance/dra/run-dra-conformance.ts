@@ -11,7 +11,7 @@ import { createKubeletSim } from '../../kubelet-sim';
 import type { SimEvent } from '../../sim-events';
 import { type CheckDefinition, checkResult, seconds, strictCheck } from '../check-catalog';
 import type { ConformanceCheck, ConformanceReport } from '../conformance-check';
-import { checkCdiIds, checkCdiSpec } from './cdi-checks';
+import { cdiDevicesIn, checkCdiIds, checkCdiSpec, isQualifiedCdiName } from './cdi-checks';
 import { type ApiObject, createDraCheckApi, type DraCheckApi } from './dra-check-api';
 import { draCheckCatalog, plannedDraChecks } from './dra-check-catalog';
 import {
@@ -61,6 +61,13 @@ export interface DraConformanceOptions {
    * once the restart was started; the suite then waits for the driver to come back.
    */
   readonly restartPlugin?: () => Promise<void>;
+  /**
+   * Reboots the node as far as the driver can tell (tests pass one; the CLI cannot, so `node-reboot` is skipped
+   * there): stop the driver, give its procfs a new boot ID, empty the CDI directory (a tmpfs /var/run/cdi is gone
+   * after a reboot; the driver's checkpoint stays) and start the driver again. The suite then restarts its
+   * kubelet (its checkpoint kept, as on disk), waits for the driver and prepares the claim again.
+   */
+  readonly rebootNode?: (() => Promise<void>) | undefined;
   /** Every warning of a recommended check becomes a failure. */
   readonly strict?: boolean;
   /** Called with each check as it completes, for live output. */
@@ -112,7 +119,8 @@ const errorText = (err: unknown): string => goErrorString(err);
  * Runs the DRA conformance suite against the driver named `driver`: starts (or uses) an API server and a
  * simulated kubelet with its DRA manager, waits for the driver's registration through the plugin watcher,
  * then checks registration, ResourceSlice publication, prepare and unprepare with the kubelet's rules, a
- * kubelet restart, a driver restart (when `restartPlugin` is given) and health. Each check passes, fails, warns
+ * kubelet restart, a driver restart (when `restartPlugin` is given), a node reboot (when `rebootNode` is given)
+ * and health. Each check passes, fails, warns
  * (a recommended practice; a failure when `strict`) or is skipped; the report is `ok` when none failed. The
  * ResourceClaim it creates is deleted again.
  */
@@ -346,6 +354,23 @@ export async function runDraConformance(options: DraConformanceOptions): Promise
         setupProblem = `not run: the suite could not create an allocated ResourceClaim: ${errorText(err)}`;
       }
     }
+    /** The kubelet's own prepare of the pod's claims after event `from`: their devices, or why there are none. */
+    const kubeletPrepared = async (
+      from: number,
+      timeoutMs: number,
+    ): Promise<{ devices: PreparedDevice[] } | { problem: string }> => {
+      const again = await seen(
+        isEvent('dra-prepared', (e) => e.podUid === pod.uid),
+        timeoutMs,
+        from,
+      );
+      if (again !== undefined) return { devices: again.claims.flatMap((c: PreparedClaim) => c.devices) };
+      const failed = recorded
+        .slice(from)
+        .filter(isEvent('dra-prepare-failed', (e) => e.podUid === pod.uid))
+        .pop();
+      return { problem: failed?.message ?? 'no answer' };
+    };
     const claimRef = {
       namespace,
       name: claimName,
@@ -478,30 +503,21 @@ export async function runDraConformance(options: DraConformanceOptions): Promise
     if (prepared === undefined) {
       skip(catalog.prepareAfterKubeletRestart, setupProblem ?? 'not run: prepare failed');
     } else {
-      const again = await seen(
-        isEvent('dra-prepared', (e) => e.podUid === pod.uid),
-        registrationTimeoutMs + patienceMs,
-        beforeRestart,
-      );
-      const devicesAgain = again?.claims.flatMap((c: PreparedClaim) => c.devices);
-      if (devicesAgain === undefined) {
-        const failed = recorded
-          .slice(beforeRestart)
-          .filter(isEvent('dra-prepare-failed', (e) => e.podUid === pod.uid))
-          .pop();
+      const again = await kubeletPrepared(beforeRestart, registrationTimeoutMs + patienceMs);
+      if ('problem' in again) {
         fail(
           catalog.prepareAfterKubeletRestart,
           rereg === undefined
             ? 'the driver did not register again after the kubelet restart'
-            : `the pod's claim was not prepared again: ${failed?.message ?? 'no answer'}`,
+            : `the pod's claim was not prepared again: ${again.problem}`,
         );
-      } else if (deviceKey(devicesAgain) !== deviceKey(prepared)) {
+      } else if (deviceKey(again.devices) !== deviceKey(prepared)) {
         fail(
           catalog.prepareAfterKubeletRestart,
-          `before ${describe(prepared)}, after ${describe(devicesAgain)}`,
+          `before ${describe(prepared)}, after ${describe(again.devices)}`,
         );
       } else {
-        pass(catalog.prepareAfterKubeletRestart, describe(devicesAgain));
+        pass(catalog.prepareAfterKubeletRestart, describe(again.devices));
       }
     }
 
@@ -551,6 +567,63 @@ export async function runDraConformance(options: DraConformanceOptions): Promise
       } finally {
         direct.close();
       }
+    }
+
+    // --- node reboot --------------------------------------------------------------------------------------
+    if (options.rebootNode === undefined) {
+      skip(
+        catalog.nodeReboot,
+        'not run: no way to reboot the node (runDraConformance takes a rebootNode callback; the CLI has none)',
+      );
+    } else if (prepared === undefined) {
+      skip(catalog.nodeReboot, setupProblem ?? 'not run: prepare failed');
+    } else {
+      await options.rebootNode();
+      // The kubelet comes up with the node: its checkpoint is on disk, so it prepares the pod's claim again.
+      const beforeBoot = mark();
+      await sim.restart();
+      const before = prepared;
+      // A string is the failure's reason; an object the pass's.
+      const rebooted = await (async (): Promise<string | { passed: string }> => {
+        const back = await seen(
+          isEvent('dra-registered', (e) => e.driver === driver),
+          registrationTimeoutMs,
+          beforeBoot,
+        );
+        if (back === undefined)
+          return `the driver did not register within ${seconds(registrationTimeoutMs)} after the reboot`;
+        registered = back;
+        const wiped = await seen(
+          isEvent('slices-deleted', (e) => e.reason === 'kubelet-start'),
+          patienceMs,
+          beforeBoot,
+        );
+        if (wiped !== undefined) {
+          const slices = await waitForSlices(api, nodeName, driver, publishTimeoutMs, stop.signal);
+          if (!poolsComplete(slices.slices))
+            return `no complete pool of slices ${seconds(publishTimeoutMs)} after the reboot`;
+        }
+        const again = await kubeletPrepared(beforeBoot, patienceMs + callTimeoutMs);
+        if ('problem' in again)
+          return `the pod's claim was not prepared again after the reboot: ${again.problem}`;
+        const after = again.devices;
+        if (deviceKey(after) !== deviceKey(before))
+          return `before ${describe(before)}, after ${describe(after)}; keep the checkpoint across reboots`;
+        if (options.cdiDir === undefined)
+          return { passed: `${describe(after)} (no CDI directory given: spec files not looked up)` };
+        const defined = cdiDevicesIn(options.cdiDir);
+        const missing = after
+          .flatMap((d) => d.cdiDeviceIds)
+          .filter((id) => isQualifiedCdiName(id) && !defined.has(id));
+        if (missing.length > 0)
+          return (
+            `prepared ${describe(after)}, but no spec file in ${options.cdiDir} defines ${missing.join(', ')}: ` +
+            'the CDI directory is emptied by a reboot, write the specs of checkpointed claims again'
+          );
+        return { passed: `${describe(after)}, CDI specs written again` };
+      })();
+      if (typeof rebooted === 'string') fail(catalog.nodeReboot, rebooted);
+      else pass(catalog.nodeReboot, rebooted.passed);
     }
 
     // --- unprepare ----------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { draV1 } from '@kdp/api';
 import type { DraApiServerConnection } from '../../dra/dra-api-client';
@@ -6,7 +6,13 @@ import { createFakeDraDriver, type FakeDraDriver } from '../../dra/fake-dra-driv
 
 /** What a broken variant of the test driver gets wrong (each should fail one check of the suite). */
 export type TestDraDriverFault =
-  'no-slices' | 'bad-cdi-ids' | 'not-idempotent' | 'ignores-uid' | 'unknown-unprepare-error' | 'no-republish';
+  | 'no-slices'
+  | 'bad-cdi-ids'
+  | 'not-idempotent'
+  | 'ignores-uid'
+  | 'unknown-unprepare-error'
+  | 'no-republish'
+  | 'no-cdi-after-reboot';
 
 /** Options of {@link createTestDraDriver}. */
 export interface TestDraDriverOptions {
@@ -26,6 +32,11 @@ export interface TestDraDriver {
   readonly cdiDir: string;
   /** Stops and serves its DRA socket again, keeping its prepared claims (its "checkpoint"). */
   restart(): Promise<void>;
+  /**
+   * A node reboot: stops its DRA socket, empties the CDI directory and serves again, keeping its prepared claims;
+   * the next prepare of a claim writes its CDI spec again (unless `no-cdi-after-reboot`).
+   */
+  reboot(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -111,11 +122,31 @@ export async function createTestDraDriver(options: TestDraDriverOptions): Promis
   };
 
   const prepared = new Map<string, draV1.Device[]>();
+  const writeSpec = (uid: string, result: readonly draV1.Device[]): void =>
+    writeFileSync(
+      join(cdiDir, `${driver}-${uid}.json`),
+      JSON.stringify({
+        cdiVersion: '0.6.0',
+        kind: `${driver}/gpu`,
+        devices: result.flatMap((d) =>
+          d.cdiDeviceIds.map((id) => ({
+            name: id.split('=')[1] ?? id,
+            containerEdits: { env: [`GPU=${d.deviceName}`] },
+          })),
+        ),
+      }),
+      { mode: 0o640 },
+    );
+  let rebooted = false;
   let calls = 0;
   const prepareOne = async (claim: draV1.Claim): Promise<draV1.NodePrepareResourceResponse> => {
     calls += 1;
     const known = prepared.get(claim.uid);
-    if (known !== undefined && fault !== 'not-idempotent') return { devices: known, error: '' };
+    if (known !== undefined && fault !== 'not-idempotent') {
+      // After a reboot the CDI directory is empty: the claims of the checkpoint get their specs again.
+      if (rebooted && fault !== 'no-cdi-after-reboot') writeSpec(claim.uid, known);
+      return { devices: known, error: '' };
+    }
     let object: Claim;
     try {
       object = (await api(
@@ -142,18 +173,7 @@ export async function createTestDraDriver(options: TestDraDriverOptions): Promis
       deviceName: r.device,
       cdiDeviceIds: [cdiName(r.device)],
     }));
-    writeFileSync(
-      join(cdiDir, `${driver}-${claim.uid}.json`),
-      JSON.stringify({
-        cdiVersion: '0.6.0',
-        kind: `${driver}/gpu`,
-        devices: results.map((r) => ({
-          name: cdiName(r.device).split('=')[1],
-          containerEdits: { env: [`GPU=${r.device}`] },
-        })),
-      }),
-      { mode: 0o640 },
-    );
+    writeSpec(claim.uid, result);
     prepared.set(claim.uid, result);
     return { devices: result, error: '' };
   };
@@ -204,6 +224,12 @@ export async function createTestDraDriver(options: TestDraDriverOptions): Promis
     cdiDir,
     restart: async () => {
       await fake.stopPluginServer();
+      await fake.startPluginServer();
+    },
+    reboot: async () => {
+      await fake.stopPluginServer();
+      for (const name of readdirSync(cdiDir)) rmSync(join(cdiDir, name), { recursive: true, force: true });
+      rebooted = true;
       await fake.startPluginServer();
     },
     stop: async () => {
