@@ -5,8 +5,9 @@
 //   type:core     lifecycle and plugin runtime         -> base, api, util
 //   type:testing  kubelet-sim (tests core, so no core) -> base, api
 //   type:app      standalone agents (monitor)          -> base, api, util
-//   type:plugin   one per device family (+ scope:<d>)  -> core, base, api, util; tests/benchmarks also testing
-//   type:bundle   kdp-device-plugins (hosts plugins)   -> plugin, core, base, api, util
+//   type:dra      DRA kubelet-plugin helper (dra)      -> core, base, api, util
+//   type:plugin   one per device family (+ scope:<d>)  -> dra, core, base, api, util; tests/benchmarks also testing
+//   type:bundle   kdp-device-plugins (hosts plugins)   -> plugin, dra, core, base, api, util
 //   type:tool     tools/: may use anything; nothing may import it
 // No plugin can import another plugin: plugins are not among what type:plugin may depend on; only the
 // bundle may depend on plugins, and nothing depends on the bundle.
@@ -24,6 +25,10 @@ const boundaries = (extra) => [
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:api'] },
       { sourceTag: 'type:core', onlyDependOnLibsWithTags: ['type:base', 'type:api', 'type:util', ...extra] },
       { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:base', 'type:api'] },
+      {
+        sourceTag: 'type:dra',
+        onlyDependOnLibsWithTags: ['type:core', 'type:base', 'type:api', 'type:util', ...extra],
+      },
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:base', 'type:api', 'type:util', ...extra] },
       {
         sourceTag: 'type:demo',
@@ -31,12 +36,13 @@ const boundaries = (extra) => [
       },
       {
         sourceTag: 'type:plugin',
-        onlyDependOnLibsWithTags: ['type:core', 'type:base', 'type:api', 'type:util', ...extra],
+        onlyDependOnLibsWithTags: ['type:dra', 'type:core', 'type:base', 'type:api', 'type:util', ...extra],
       },
       {
         sourceTag: 'type:bundle',
         onlyDependOnLibsWithTags: [
           'type:plugin',
+          'type:dra',
           'type:core',
           'type:base',
           'type:api',

@@ -77,3 +77,27 @@ export const kustomizations: readonly string[] = [
   'overlays/gpu-cdi',
   'overlays/all-metrics',
 ];
+
+/** One plugin served as a DRA driver (`serve --mode dra`): deploy/dra/<name>, its DaemonSet and driver name. */
+export interface DraVariant {
+  /** The plugin served (its binary, image, port, memory and ConfigMap are the device plugin's). */
+  readonly plugin: DeployedPlugin;
+  /** The DaemonSet, container and service-account name (`gpu-dra-driver`). */
+  readonly daemonSet: string;
+  /** The DRA driver name (`gpu.kdp.dev`). */
+  readonly driver: string;
+  /** The kustomization directory relative to deploy/ (`dra/gpu`). */
+  readonly dir: string;
+}
+
+const draVariant = (plugin: DeployedPlugin): DraVariant => ({
+  plugin,
+  daemonSet: `${plugin.name}-dra-driver`,
+  driver: `${plugin.name}.kdp.dev`,
+  dir: `dra/${plugin.name}`,
+});
+
+/** The DRA variants deploy/dra ships: the GPU and USB plugins (the drivers tested against kubelet-sim). */
+export const draVariants: readonly DraVariant[] = singlePlugins
+  .filter((plugin) => plugin.name === 'gpu' || plugin.name === 'usb')
+  .map(draVariant);

@@ -17,6 +17,9 @@ const clusterScoped = new Set([
   'RuntimeClass',
   'PersistentVolume',
   'Node',
+  'DeviceClass',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
 ]);
 
 /** Whether objects of this kind live in a namespace. */

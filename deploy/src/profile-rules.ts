@@ -1,5 +1,8 @@
-import { deployedPlugins, type DeployedPlugin } from './kdp-plugins';
+import { join } from 'node:path';
+import { deployDir } from './deploy-dir';
+import { deployedPlugins, draVariants, kustomizations, type DeployedPlugin } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
+import { renderKustomization } from './render-kustomization';
 
 /** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
 export interface ProfileRule {
@@ -51,6 +54,14 @@ function podSpec(daemonSet: KubeObject): PodSpec {
   return ((daemonSet['spec'] as Mapping)['template'] as Mapping)['spec'] as PodSpec;
 }
 
+/** The required node-affinity terms of a DaemonSet's pods (any one must match). */
+function nodeSelectorTerms(daemonSet: KubeObject): Term[] {
+  return (
+    podSpec(daemonSet).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+      ?.nodeSelectorTerms ?? []
+  );
+}
+
 function containers(daemonSet: KubeObject): Container[] {
   return podSpec(daemonSet).containers;
 }
@@ -60,9 +71,26 @@ export function pluginOf(daemonSet: KubeObject): string {
   return deployedOf(daemonSet)?.name ?? daemonSet.metadata.name;
 }
 
-/** The plugin a DaemonSet runs, by its name. */
+/** The plugin a DaemonSet runs, by its name (a device-plugin DaemonSet, or a DRA variant's). */
 function deployedOf(daemonSet: KubeObject): DeployedPlugin | undefined {
-  return deployedPlugins.find((plugin) => plugin.binary === daemonSet.metadata.name);
+  const name = daemonSet.metadata.name;
+  return (
+    deployedPlugins.find((plugin) => plugin.binary === name) ??
+    draVariants.find((variant) => variant.daemonSet === name)?.plugin
+  );
+}
+
+/** Every kdp plugin DaemonSet of every build, with its build folder and plugin (one plugin appears in several builds). */
+export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeObject }[] {
+  return kustomizations.flatMap((dir) =>
+    renderKustomization(join(deployDir, dir))
+      .filter(
+        (object) =>
+          object.kind === 'DaemonSet' &&
+          object.metadata.labels?.['app.kubernetes.io/component'] === 'device-plugin',
+      )
+      .map((object) => ({ dir, plugin: pluginOf(object), object })),
+  );
 }
 
 /** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
@@ -109,12 +137,51 @@ const hostPathPolicy: { path: string; writable: boolean }[] = [
   { path: '/var/lib/kubelet/device-plugins', writable: true },
   { path: '/var/run/cdi', writable: true },
   { path: '/var/run/k8s.cni.cncf.io/devinfo/dp', writable: true },
+  // Node Feature Discovery's local feature files (`--nfd-features-dir`): each plugin writes its own kdp-<plugin>.
+  { path: '/etc/kubernetes/node-feature-discovery/features.d', writable: true },
   { path: '/sys', writable: false },
   { path: '/sys/bus', writable: false },
   { path: '/sys/class', writable: false },
   { path: '/sys/devices', writable: false },
   { path: '/dev', writable: false },
 ];
+
+/**
+ * What is wrong with a DaemonSet's hostPath volumes under `policy`: a path off the list, a read-write mount of a
+ * read-only path, a `required` path not mounted (`the device-plugins directory is not mounted`).
+ */
+function hostPathProblems(
+  ds: KubeObject,
+  policy: readonly { path: string; writable: boolean }[],
+  required: readonly string[],
+): string[] {
+  const volumes = podSpec(ds).volumes ?? [];
+  const problems: string[] = [];
+  for (const volume of volumes) {
+    if (volume.hostPath === undefined) continue;
+    const entry = policy.find((candidate) => candidate.path === volume.hostPath?.path);
+    if (entry === undefined) {
+      problems.push(`hostPath ${volume.hostPath.path} is not on the allowed list`);
+      continue;
+    }
+    for (const container of containers(ds)) {
+      for (const mount of container.volumeMounts ?? []) {
+        if (mount.name === volume.name && mount.readOnly !== true && !entry.writable) {
+          problems.push(`${container.name}: hostPath ${entry.path} must be mounted readOnly`);
+        }
+      }
+    }
+  }
+  for (const path of required) {
+    if (!volumes.some((volume) => volume.hostPath?.path === path))
+      problems.push(
+        path === '/var/lib/kubelet/device-plugins'
+          ? 'the device-plugins directory is not mounted'
+          : `${path} is not mounted`,
+      );
+  }
+  return problems;
+}
 
 const each =
   (check: (container: Container, daemonSet: KubeObject) => string[]) =>
@@ -259,29 +326,7 @@ export const profileRules: readonly ProfileRule[] = [
   },
   {
     name: 'hostPaths limited to the allowed list, read-only except the sockets and output directories',
-    check: (ds) => {
-      const volumes = podSpec(ds).volumes ?? [];
-      const problems: string[] = [];
-      for (const volume of volumes) {
-        if (volume.hostPath === undefined) continue;
-        const policy = hostPathPolicy.find((entry) => entry.path === volume.hostPath?.path);
-        if (policy === undefined) {
-          problems.push(`hostPath ${volume.hostPath.path} is not on the allowed list`);
-          continue;
-        }
-        for (const container of containers(ds)) {
-          for (const mount of container.volumeMounts ?? []) {
-            if (mount.name === volume.name && mount.readOnly !== true && !policy.writable) {
-              problems.push(`${container.name}: hostPath ${policy.path} must be mounted readOnly`);
-            }
-          }
-        }
-      }
-      if (!volumes.some((volume) => volume.hostPath?.path === '/var/lib/kubelet/device-plugins')) {
-        problems.push('the device-plugins directory is not mounted');
-      }
-      return problems;
-    },
+    check: (ds) => hostPathProblems(ds, hostPathPolicy, ['/var/lib/kubelet/device-plugins']),
   },
   {
     name: 'tolerates CriticalAddonsOnly and its own taint',
@@ -300,9 +345,7 @@ export const profileRules: readonly ProfileRule[] = [
   {
     name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label',
     check: (ds) => {
-      const terms =
-        podSpec(ds).affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
-          ?.nodeSelectorTerms ?? [];
+      const terms = nodeSelectorTerms(ds);
       const optIn = `kdp.dev/${pluginOf(ds)}.present`;
       const problems: string[] = [];
       const hasOptIn = terms.some(
@@ -350,9 +393,61 @@ export const profileRules: readonly ProfileRule[] = [
     name: 'image ghcr.io/kdp-dev/<binary> with a tag',
     check: each((c, ds) => {
       const image = String(c['image']);
-      return new RegExp(`^ghcr\\.io/kdp-dev/${ds.metadata.name}:[\\w.-]+$`).test(image)
+      const binary = deployedOf(ds)?.binary ?? ds.metadata.name;
+      return new RegExp(`^ghcr\\.io/kdp-dev/${binary}:[\\w.-]+$`).test(image)
         ? []
-        : [`image ${image} is not ghcr.io/kdp-dev/${ds.metadata.name}:<version>`];
+        : [`image ${image} is not ghcr.io/kdp-dev/${binary}:<version>`];
     }),
   },
 ];
+
+/** The kubelet directories a DRA driver writes: the registration socket's and its DRA socket's and checkpoint's. */
+const DRA_KUBELET_DIRS = ['/var/lib/kubelet/plugins_registry', '/var/lib/kubelet/plugins'];
+
+/**
+ * The DRA variants' host paths: the device plugins' list without the device-plugins directory (the DRA mode
+ * refuses `--device-plugin-dir`), with the kubelet's plugins_registry and plugins directories read-write.
+ */
+const draHostPathPolicy = [
+  ...hostPathPolicy.filter((entry) => entry.path !== '/var/lib/kubelet/device-plugins'),
+  ...DRA_KUBELET_DIRS.map((path) => ({ path, writable: true })),
+];
+
+/** The rules the DRA variants replace, by the profile rule's name prefix, each with its reason in its name. */
+const draReplacements: Record<string, ProfileRule> = {
+  'no service-account token': {
+    name: 'service-account token mounted (DRA: the driver publishes ResourceSlices and reads ResourceClaims)',
+    check: (ds) =>
+      podSpec(ds)['automountServiceAccountToken'] === true &&
+      podSpec(ds)['serviceAccountName'] === ds.metadata.name
+        ? []
+        : ['automountServiceAccountToken must be true, with the service account named after the DaemonSet'],
+  },
+  hostPaths: {
+    name: 'hostPaths limited to the DRA list: plugins_registry, plugins and /var/run/cdi read-write, no device-plugins',
+    check: (ds) => hostPathProblems(ds, draHostPathPolicy, [...DRA_KUBELET_DIRS, '/var/run/cdi']),
+  },
+  'placed by NFD labels': {
+    name: 'placed only on nodes labelled kdp.dev/<plugin>.mode=dra (one mode per node)',
+    check: (ds) => {
+      const terms = nodeSelectorTerms(ds);
+      const key = `kdp.dev/${pluginOf(ds)}.mode`;
+      const ok =
+        terms.length === 1 &&
+        terms[0]?.matchExpressions?.length === 1 &&
+        terms[0].matchExpressions[0]?.key === key &&
+        terms[0].matchExpressions[0].operator === 'In' &&
+        JSON.stringify(terms[0].matchExpressions[0].values) === '["dra"]';
+      return ok ? [] : [`the node affinity must be exactly one term ${key} In [dra]`];
+    },
+  },
+};
+
+/**
+ * The profile of the DRA variants (deploy/dra): kdp's DaemonSet profile with three rules replaced (deploy/README.md,
+ * "DRA"): a token is mounted, the kubelet's plugins_registry and plugins directories replace device-plugins, and
+ * the opt-in label kdp.dev/<plugin>.mode=dra replaces the NFD placement. Every other rule holds unchanged.
+ */
+export const draProfileRules: readonly ProfileRule[] = profileRules.map(
+  (rule) => Object.entries(draReplacements).find(([prefix]) => rule.name.startsWith(prefix))?.[1] ?? rule,
+);

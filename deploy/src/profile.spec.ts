@@ -1,20 +1,9 @@
-import { join } from 'node:path';
-import { deployDir } from './deploy-dir';
-import { allInOne, deployedPlugins, kustomizations, singlePlugins } from './kdp-plugins';
+import { allInOne, deployedPlugins, singlePlugins } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
-import { cpuMillis, memoryBytes, pluginOf, profileRules } from './profile-rules';
-import { renderKustomization } from './render-kustomization';
+import { cpuMillis, memoryBytes, pluginDaemonSets, profileRules } from './profile-rules';
 
 /** Every kdp plugin DaemonSet of every build (the same plugin appears in several builds, each is checked). */
-const daemonSets = kustomizations.flatMap((dir) =>
-  renderKustomization(join(deployDir, dir))
-    .filter(
-      (object) =>
-        object.kind === 'DaemonSet' &&
-        object.metadata.labels?.['app.kubernetes.io/component'] === 'device-plugin',
-    )
-    .map((object) => ({ dir, plugin: pluginOf(object), object })),
-);
+const daemonSets = pluginDaemonSets();
 
 type Mapping = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

@@ -1,6 +1,11 @@
+import { ValidatingAdmissionPolicy } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy';
+import { ValidatingAdmissionPolicyBinding } from 'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding';
 import { DaemonSet } from 'kubernetes-models/apps/v1/DaemonSet';
+import { ClusterRole } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole';
+import { ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
+import { Pod } from 'kubernetes-models/v1/Pod';
 import { Service } from 'kubernetes-models/v1/Service';
 import { ServiceAccount } from 'kubernetes-models/v1/ServiceAccount';
 import { PodMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor';
@@ -33,6 +38,27 @@ const models: Record<string, SchemaModel> = {
   'apps/v1/DaemonSet': model(DaemonSet, 'kubernetes-models/apps/v1/DaemonSet', 'IDaemonSet'),
   'v1/ConfigMap': model(ConfigMap, 'kubernetes-models/v1/ConfigMap', 'IConfigMap'),
   'v1/Namespace': model(Namespace, 'kubernetes-models/v1/Namespace', 'INamespace'),
+  'v1/Pod': model(Pod, 'kubernetes-models/v1/Pod', 'IPod'),
+  'rbac.authorization.k8s.io/v1/ClusterRole': model(
+    ClusterRole,
+    'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole',
+    'IClusterRole',
+  ),
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': model(
+    ClusterRoleBinding,
+    'kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+    'IClusterRoleBinding',
+  ),
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy': model(
+    ValidatingAdmissionPolicy,
+    'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicy',
+    'IValidatingAdmissionPolicy',
+  ),
+  'admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding': model(
+    ValidatingAdmissionPolicyBinding,
+    'kubernetes-models/admissionregistration.k8s.io/v1/ValidatingAdmissionPolicyBinding',
+    'IValidatingAdmissionPolicyBinding',
+  ),
   'v1/Service': model(Service, 'kubernetes-models/v1/Service', 'IService'),
   'v1/ServiceAccount': model(ServiceAccount, 'kubernetes-models/v1/ServiceAccount', 'IServiceAccount'),
   'monitoring.coreos.com/v1/PodMonitor': model(

@@ -6,7 +6,7 @@
 //
 // Entry points come from each package.json `exports` map (its `@kdp/source` condition names the source
 // file), so a new subpath export gets a report without touching this script. The declarations are emitted
-// by one tsc run over all five libraries into a temp folder: each library resolves the others to their
+// by one tsc run over all the libraries into a temp folder: each library resolves the others to their
 // sources (the workspace `@kdp/source` condition), so nothing needs to be built first; API Extractor then
 // maps `@kdp/*` imports to those temp declarations.
 import { execFileSync } from 'node:child_process';
@@ -20,7 +20,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const require = createRequire(import.meta.url);
 
 /** The libraries published to npm (plugins, kdp-device-plugins, the monitor and the demo are applications). */
-export const LIBRARIES = ['api', 'base', 'core', 'topology', 'kubelet-sim'];
+export const LIBRARIES = ['api', 'base', 'core', 'topology', 'kubelet-sim', 'dra'];
 
 /** The report file base name of one entry point: `core` for `.`, `kubelet-sim-testing` for `./testing`. */
 function reportName(pkg, subpath) {

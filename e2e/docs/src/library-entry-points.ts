@@ -3,7 +3,7 @@ import { join, posix } from 'node:path';
 import { workspaceRoot } from './run-process';
 
 /** The libraries published for plugin authors; their entry points get an API reference and a report. */
-export const LIBRARIES = ['api', 'base', 'core', 'topology', 'kubelet-sim'] as const;
+export const LIBRARIES = ['api', 'base', 'core', 'topology', 'kubelet-sim', 'dra'] as const;
 
 /** One entry point of a library, from its package.json `exports` map. */
 export interface LibraryEntryPoint {

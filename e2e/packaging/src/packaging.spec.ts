@@ -20,7 +20,7 @@ import { checkPackageFiles, type PackedManifest } from './package-files';
 import { runCommand, type CommandResult } from './run-command';
 
 const workspace = join(__dirname, '..', '..', '..');
-const libraries = ['api', 'base', 'core', 'topology', 'kubelet-sim'] as const;
+const libraries = ['api', 'base', 'core', 'topology', 'kubelet-sim', 'dra'] as const;
 type Library = (typeof libraries)[number];
 
 interface Packed {

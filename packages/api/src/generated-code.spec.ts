@@ -18,6 +18,10 @@ import {
   PreStartContainerRequest,
   RegisterRequest,
   RegistrationService,
+  draHealthV1,
+  draHealthV1alpha1,
+  draV1,
+  draV1beta1,
   pluginregistration,
   podresources,
   v1alpha,
@@ -80,6 +84,30 @@ describe('gRPC method paths', () => {
       pluginregistration.RegistrationService.notifyRegistrationStatus.path,
       '/pluginregistration.Registration/NotifyRegistrationStatus',
     ],
+    [
+      draV1.DRAPluginService.nodePrepareResources.path,
+      '/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodePrepareResources',
+    ],
+    [
+      draV1.DRAPluginService.nodeUnprepareResources.path,
+      '/k8s.io.kubelet.pkg.apis.dra.v1.DRAPlugin/NodeUnprepareResources',
+    ],
+    [
+      draV1beta1.DRAPluginService.nodePrepareResources.path,
+      '/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodePrepareResources',
+    ],
+    [
+      draV1beta1.DRAPluginService.nodeUnprepareResources.path,
+      '/k8s.io.kubelet.pkg.apis.dra.v1beta1.DRAPlugin/NodeUnprepareResources',
+    ],
+    [
+      draHealthV1alpha1.DRAResourceHealthService.nodeWatchResources.path,
+      '/v1alpha1.DRAResourceHealth/NodeWatchResources',
+    ],
+    [
+      draHealthV1.DRAResourceHealthService.nodeWatchResources.path,
+      '/v1.DRAResourceHealth/NodeWatchResources',
+    ],
   ])('%s', (actual, expected) => {
     expect(actual).toBe(expected);
   });
@@ -90,6 +118,26 @@ describe('gRPC method paths', () => {
       .map(([name]) => name);
     expect(streaming).toEqual(['listAndWatch']);
     expect(Object.values(DevicePluginService).some((method) => method.requestStream)).toBe(false);
+  });
+
+  it('NodeWatchResources is server-streaming; the DRAPlugin RPCs are unary', () => {
+    for (const health of [draHealthV1alpha1, draHealthV1]) {
+      const method = health.DRAResourceHealthService.nodeWatchResources;
+      expect([method.requestStream, method.responseStream]).toEqual([false, true]);
+    }
+    for (const dra of [draV1, draV1beta1]) {
+      const methods = Object.values(dra.DRAPluginService);
+      expect(methods.map((m) => [m.requestStream, m.responseStream])).toEqual([
+        [false, false],
+        [false, false],
+      ]);
+    }
+  });
+
+  it('the health enum has the upstream numbers', () => {
+    for (const { HealthStatus } of [draHealthV1alpha1, draHealthV1]) {
+      expect([HealthStatus.UNKNOWN, HealthStatus.HEALTHY, HealthStatus.UNHEALTHY]).toEqual([0, 1, 2]);
+    }
   });
 });
 
@@ -135,6 +183,16 @@ describe('generated TypeScript field names', () => {
       pluginregistration.PluginInfo,
       ['type', 'name', 'endpoint', 'supportedVersions'],
     ],
+    ['draV1.Claim', draV1.Claim, ['namespace', 'uid', 'name']],
+    ['draV1.Device', draV1.Device, ['requestNames', 'poolName', 'deviceName', 'cdiDeviceIds', 'shareId']],
+    ['draV1.NodePrepareResourceResponse', draV1.NodePrepareResourceResponse, ['devices', 'error']],
+    ['draV1beta1.Device', draV1beta1.Device, ['requestNames', 'poolName', 'deviceName', 'cdiDeviceIds']],
+    [
+      'draHealthV1.DeviceHealth',
+      draHealthV1.DeviceHealth,
+      ['device', 'health', 'lastUpdatedTime', 'healthCheckTimeoutSeconds', 'message'],
+    ],
+    ['draHealthV1alpha1.DeviceIdentifier', draHealthV1alpha1.DeviceIdentifier, ['poolName', 'deviceName']],
   ])('%s', (_name, codec: { fromPartial(o: object): object }, fields) => {
     expect(Object.keys(codec.fromPartial({}))).toEqual(fields);
   });

@@ -23,6 +23,10 @@ import {
   PreStartContainerResponse,
   RegisterRequest,
   TopologyInfo,
+  draHealthV1,
+  draHealthV1alpha1,
+  draV1,
+  draV1beta1,
   pluginregistration,
   podresources,
   v1alpha,
@@ -50,6 +54,55 @@ function golden<T>(codec: Codec<T>, value: T): GoldenCase {
 const gpu0 = 'GPU-3f1c8a52-1b0e-4c6f-9d2e-7a5b8c9d0e1f';
 const gpu1 = 'GPU-8c2d4e6f-0a1b-4c3d-8e5f-6a7b8c9d0e1f';
 const gpu2 = 'GPU-9e3f5a7b-1c2d-4e5f-8a9b-0c1d2e3f4a5b';
+const claimUid = '5f0c2a1e-8d3b-4c7a-9e21-6b4f0d8a7c13';
+const usbClaimUid = 'a93e7b40-1c5d-4f8e-b2a6-0d7c9e3f1b58';
+const gpuClaim = { namespace: 'ml', uid: claimUid, name: 'trainer-0-gpu' };
+const usbClaim = { namespace: 'default', uid: usbClaimUid, name: 'usb-claim' };
+const gpuCdiId = `k8s.gpu.kdp.dev/claim=${claimUid}-gpu-0`;
+
+/** The same health messages in both health APIs (v1alpha1 and v1 differ only in their package). */
+function healthCases(
+  prefix: string,
+  api: typeof draHealthV1alpha1 | typeof draHealthV1,
+): Record<string, GoldenCase> {
+  const { HealthStatus } = api;
+  return {
+    [`${prefix}.NodeWatchResourcesRequest`]: golden(api.NodeWatchResourcesRequest, {}),
+    [`${prefix}.NodeWatchResourcesResponse`]: golden(api.NodeWatchResourcesResponse, {
+      devices: [
+        {
+          device: { poolName: 'node-a', deviceName: 'gpu-0' },
+          health: HealthStatus.HEALTHY,
+          lastUpdatedTime: 1795000000,
+          healthCheckTimeoutSeconds: 60,
+          message: '',
+        },
+        {
+          device: { poolName: 'node-a', deviceName: 'gpu-1' },
+          health: HealthStatus.UNHEALTHY,
+          lastUpdatedTime: 1795000012,
+          // Negative: "treated as if not specified" by the kubelet, but a ten-byte varint on the wire.
+          healthCheckTimeoutSeconds: -1,
+          message: 'XID 79: GPU has fallen off the bus',
+        },
+        {
+          device: { poolName: 'node-a', deviceName: 'gpu-2' },
+          health: HealthStatus.UNKNOWN,
+          lastUpdatedTime: 0,
+          healthCheckTimeoutSeconds: 0,
+          message: '',
+        },
+      ],
+    }),
+    [`${prefix}.DeviceHealth`]: golden(api.DeviceHealth, {
+      device: { poolName: 'node-b', deviceName: 'usb-1-4' },
+      health: HealthStatus.UNHEALTHY,
+      lastUpdatedTime: 1795000000,
+      healthCheckTimeoutSeconds: 30,
+      message: 'device disconnected',
+    }),
+  };
+}
 
 const cases: Record<string, GoldenCase> = {
   'v1beta1.DevicePluginOptions': golden(DevicePluginOptions, {
@@ -195,6 +248,73 @@ const cases: Record<string, GoldenCase> = {
     endpoint: '/var/lib/kubelet/plugins_registry/intel.com-sriov_netdevice-4f2a91c0.sock',
     supportedVersions: ['v1beta1'],
   }),
+  // DRA v1: every message.
+  'dra.v1.Claim': golden(draV1.Claim, gpuClaim),
+  'dra.v1.NodePrepareResourcesRequest': golden(draV1.NodePrepareResourcesRequest, {
+    claims: [gpuClaim, usbClaim],
+  }),
+  'dra.v1.Device': golden(draV1.Device, {
+    requestNames: ['gpu', 'gpus/large'],
+    poolName: 'node-a',
+    deviceName: 'gpu-0',
+    cdiDeviceIds: [gpuCdiId, `nvidia.com/gpu=${gpu0}`],
+    shareId: '8c2d4e6f-0a1b-4c3d-8e5f-6a7b8c9d0e1f',
+  }),
+  'dra.v1.NodePrepareResourceResponse': golden(draV1.NodePrepareResourceResponse, {
+    devices: [
+      {
+        requestNames: [],
+        poolName: 'node-a',
+        deviceName: 'usb-1-4',
+        cdiDeviceIds: [`k8s.usb.kdp.dev/claim=${usbClaimUid}-usb-1-4`],
+        shareId: undefined,
+      },
+    ],
+    error: 'claim default/usb-claim: not allocated on node node-a',
+  }),
+  'dra.v1.NodePrepareResourcesResponse': golden(draV1.NodePrepareResourcesResponse, {
+    claims: {
+      [claimUid]: {
+        devices: [
+          // share_id is proto3 `optional`: an empty string is present on the wire (field 5, length 0).
+          {
+            requestNames: ['gpu'],
+            poolName: 'node-a',
+            deviceName: 'gpu-0',
+            cdiDeviceIds: [gpuCdiId],
+            shareId: '',
+          },
+          { requestNames: [], poolName: 'node-a', deviceName: 'gpu-1', cdiDeviceIds: [], shareId: undefined },
+        ],
+        error: '',
+      },
+      [usbClaimUid]: { devices: [], error: 'ResourceClaim default/usb-claim: UID mismatch' },
+    },
+  }),
+  'dra.v1.NodeUnprepareResourcesRequest': golden(draV1.NodeUnprepareResourcesRequest, { claims: [gpuClaim] }),
+  'dra.v1.NodeUnprepareResourcesResponse': golden(draV1.NodeUnprepareResourcesResponse, {
+    claims: { [claimUid]: { error: '' }, [usbClaimUid]: { error: 'remove CDI spec: permission denied' } },
+  }),
+  'dra.v1.NodeUnprepareResourceResponse': golden(draV1.NodeUnprepareResourceResponse, {
+    error: 'remove CDI spec: permission denied',
+  }),
+  // DRA v1beta1: the same messages without Device.share_id.
+  'dra.v1beta1.NodePrepareResourcesResponse': golden(draV1beta1.NodePrepareResourcesResponse, {
+    claims: {
+      [claimUid]: {
+        devices: [
+          { requestNames: ['gpu'], poolName: 'node-a', deviceName: 'gpu-0', cdiDeviceIds: [gpuCdiId] },
+        ],
+        error: '',
+      },
+      [usbClaimUid]: { devices: [], error: 'not allocated' },
+    },
+  }),
+  'dra.v1beta1.NodeUnprepareResourcesRequest': golden(draV1beta1.NodeUnprepareResourcesRequest, {
+    claims: [usbClaim],
+  }),
+  ...healthCases('dra-health.v1alpha1', draHealthV1alpha1),
+  ...healthCases('dra-health.v1', draHealthV1),
 };
 
 const root = join(__dirname, '../../..');
@@ -209,7 +329,7 @@ function isSet(value: unknown): boolean {
 }
 
 describe('golden wire files', () => {
-  it('exist for every v1beta1 message of the proto, and for nothing else', () => {
+  it('exist for every device-plugin v1beta1 and DRA v1 message of the protos, and for nothing else', () => {
     const proto = readFileSync(join(root, 'proto/deviceplugin/v1beta1/api.proto'), 'utf8');
     const messages = [...proto.matchAll(/^message (\w+)/gm)].map((m) => `v1beta1.${m[1]}`).sort();
     const goldens = readdirSync(goldenDir)
@@ -217,6 +337,13 @@ describe('golden wire files', () => {
       .map((f) => f.replace(/\.txtpb$/, ''))
       .sort();
     expect(goldens).toEqual(messages);
+    const draProto = readFileSync(join(root, 'proto/dra/v1/api.proto'), 'utf8');
+    const draMessages = [...draProto.matchAll(/^message (\w+)/gm)].map((m) => `dra.v1.${m[1]}`).sort();
+    const draGoldens = readdirSync(goldenDir)
+      .filter((f) => f.startsWith('dra.v1.') && f.endsWith('.txtpb'))
+      .map((f) => f.replace(/\.txtpb$/, ''))
+      .sort();
+    expect(draGoldens).toEqual(draMessages);
     const allGoldens = readdirSync(goldenDir).filter((f) => f.endsWith('.txtpb'));
     expect(Object.keys(cases).sort()).toEqual(allGoldens.map((f) => f.replace(/\.txtpb$/, '')).sort());
   });

@@ -1,6 +1,6 @@
 /**
  * What every kdp process needs below the device-plugin layer: an injectable clock, backoff, a unix-socket
- * probe, the `/metrics` + `/healthz` + `/readyz` server and the JSON logger. Core, the device monitor and
+ * probe, the `/metrics` + `/healthz` + `/readyz` server, the JSON logger and atomic file writes. Core, the device monitor and
  * kubelet-sim all stand on it; it depends on no other kdp package.
  *
  * @packageDocumentation
@@ -25,4 +25,6 @@ export type {
 export { createLogger, isLogLevel, LOG_LEVELS } from './create-logger';
 export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './create-logger';
 export { silentLogger } from './silent-logger';
+export { writeFileAtomic } from './write-file-atomic';
+export type { WriteFileAtomicOptions } from './write-file-atomic';
 export type { LifecycleLogger, LogMethod } from './silent-logger';

@@ -68,13 +68,18 @@ export { bindPluginMetrics } from './bind-plugin-metrics';
 export type { LifecycleMetricsSink } from './bind-plugin-metrics';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
-// configuration, CDI, metrics
+// configuration, CDI, Kubernetes API access, metrics
 export { z } from 'zod';
 export { ConfigError, formatConfigIssues, isConfigError } from './config/config-error';
 export type { ConfigIssue } from './config/config-error';
 export { formatConfigPath } from './config/format-config-path';
 export { loadConfig, parseConfigText, validateConfigValue } from './config/load-config';
-export type { LoadConfigOptions, LoadedConfig, UnknownKeyPolicy } from './config/load-config';
+export type {
+  ConfigTransform,
+  LoadConfigOptions,
+  LoadedConfig,
+  UnknownKeyPolicy,
+} from './config/load-config';
 export { watchConfig } from './config/watch-config';
 export type {
   ConfigChange,
@@ -96,5 +101,7 @@ export { CDI_SPEC_VERSION, checkCdiContainerEdits, minimumCdiVersion } from './c
 export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, CdiSpec } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
+export { getKubeJson, inClusterAccess, KubeApiError, SERVICE_ACCOUNT_DIR } from './kube/kube-api-access';
+export type { KubeApiAccess } from './kube/kube-api-access';
 export { createPluginMetrics } from './metrics/plugin-metrics';
 export type { PluginMetrics, PluginMetricsOptions } from './metrics/plugin-metrics';

@@ -12,7 +12,8 @@ export const DEMO_USAGE = `Usage: kdp-demo [--once] [--all-in-one]
 
 Builds a sample node (two NUMA nodes, NVIDIA and AMD GPUs, an SR-IOV NIC, InfiniBand HCAs, an FPGA, USB
 devices) in a temp dir, starts kubelet-sim and the five kdp device plugins on it, shows the devices the kubelet
-sees, admits a sample pod per resource, fails and recovers a GPU, and restarts the kubelet.
+sees, admits a sample pod per resource, fails and recovers a GPU, serves the USB devices through Dynamic
+Resource Allocation as well (ResourceSlices, a prepared ResourceClaim), and restarts the kubelet.
 
   --once         exit after the last step (exit code 0 when every step passed)
   --all-in-one   run the five plugins in one process (kdp-device-plugins serve) instead of five

@@ -109,6 +109,45 @@ export function allInOneArgs(env: PluginEnvironment): string[] {
   return [join(env.packagesDir, 'device-plugins', 'dist', 'main.js'), ...allInOneServeArgs(env)];
 }
 
+/** The DRA side of the node: the driver's node, API server credentials and the kubelet's DRA directories. */
+export interface DraDirs {
+  readonly nodeName: string;
+  readonly kubeconfig: string;
+  /** The kubelet's plugin-watcher directory (`plugins_registry`). */
+  readonly pluginsRegistryDir: string;
+  /** The kubelet's DRA plugin directory (`plugins`): the driver's socket and checkpoint. */
+  readonly draPluginsDir: string;
+}
+
+/** The plugin served through DRA as well (its second process). */
+export const DRA_PLUGIN: PluginName = 'usb';
+
+/**
+ * The command line of the process serving {@link DRA_PLUGIN} through DRA: `usb-device-plugin serve --mode dra`
+ * (with `allInOne`, `kdp-device-plugins serve --mode dra --plugins usb`) on the same roots, configuration and CDI
+ * directory as its device-plugin process.
+ */
+export function draArgs(env: PluginEnvironment, dra: DraDirs, allInOne = false): string[] {
+  const { node } = env;
+  return [
+    allInOne
+      ? join(env.packagesDir, 'device-plugins', 'dist', 'main.js')
+      : join(env.packagesDir, `plugin-${DRA_PLUGIN}`, 'dist', 'main.js'),
+    ...['serve', '--mode', 'dra'],
+    ...(allInOne
+      ? ['--plugins', DRA_PLUGIN, `--${DRA_PLUGIN}-config`, node.configs[DRA_PLUGIN]]
+      : ['--config', node.configs[DRA_PLUGIN]]),
+    ...['--sysfs-root', node.sysfsRoot, '--dev-root', node.devRoot, '--cdi-dir', env.cdiDir],
+    ...['--node-name', dra.nodeName, '--kubeconfig', dra.kubeconfig],
+    ...['--plugins-registry-dir', dra.pluginsRegistryDir, '--dra-plugins-dir', dra.draPluginsDir],
+  ];
+}
+
+/** Starts the process serving {@link DRA_PLUGIN} through DRA (named `usb-dra` in the log file). */
+export function startDraPlugin(env: PluginEnvironment, dra: DraDirs, allInOne = false): PluginProcess {
+  return startProcess(`${DRA_PLUGIN}-dra`, [], draArgs(env, dra, allInOne), env);
+}
+
 /**
  * Starts the plugins: five processes (`node packages/plugin-<name>/dist/main.js serve …`), or with `allInOne`
  * one (`node packages/device-plugins/dist/main.js serve --plugins gpu,sriov,infiniband,usb,fpga …`). Their
@@ -136,7 +175,8 @@ function startProcess(
   const onLine = (line: string): void => {
     if (line.trim() === '') return;
     const entry = parseLogLine(line, plugins);
-    const plugin = entry === 'not json' ? undefined : entry?.plugin;
+    // A process of no plugin of its own (the DRA driver) is named by its process name, even in its `plugin` field.
+    const plugin = entry === 'not json' || plugins.length === 0 ? undefined : entry?.plugin;
     tail.push({ plugin, line });
     if (tail.length > TAIL_LINES) tail.shift();
     appendFileSync(env.logFile, `[${plugin ?? name}] ${line}\n`);
@@ -145,7 +185,7 @@ function startProcess(
       return;
     }
     if (entry === undefined) return;
-    env.onLog?.(entry);
+    if (plugins.length > 0) env.onLog?.(entry);
     if (['error', 'fatal'].includes(entry.level)) env.onError?.(plugin ?? name, entry.msg);
   };
   for (const stream of [child.stdout, child.stderr]) {

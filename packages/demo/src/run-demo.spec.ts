@@ -97,6 +97,30 @@ describe.each([
     expect(run.stdout).toContain('→ the gpu plugin logged "device healthy again"');
   });
 
+  it('serves the USB devices through DRA too: slices, a claim prepared with its CDI devices, again after the restart', () => {
+    expect(run.stdout).toMatch(
+      /usb\.kdp\.dev registered through the plugin watcher \(v1\.DRAPlugin \+ v1\.DRAResourceHealth\) and published 3 pools, 5 devices/,
+    );
+    expect(run.stdout).toMatch(
+      /kdp-demo-node\/example\.com\/serial +a50285bi-[0-9a-f]{8} +A50285BI +0403:6001 +A50285BI/,
+    );
+    // The device-plugin pod holds A50285BI; the claim gets the other serial adapter, with the Allocate's edits.
+    expect(run.stdout).toMatch(
+      /allocated kdp-demo-node\/example\.com\/serial\/a7042z1q-[0-9a-f]{8} for pod dra-serial/,
+    );
+    expect(run.stdout).toMatch(/env +KDP_USB_SERIAL_BUS=\/dev\/bus\/usb\/001\/003\n/);
+    expect(run.stdout).toMatch(/devices +\/dev\/bus\/usb\/001\/003 \(rw\), \/dev\/ttyUSB1 \(rw\)\n/);
+    expect(run.stdout).toMatch(/cdi +usb\.kdp\.dev\/claim=[0-9a-f-]{36}-a7042z1q-[0-9a-f]{8}\n/);
+    expect(run.stdout).toMatch(
+      /usb\.kdp\.dev: registered again after \d+ ms; the kubelet deleted the node's 3 ResourceSlices, the driver published its 5 devices again after \d+ ms/,
+    );
+    expect(run.stdout).toMatch(
+      /pod dra-serial: claim dra-serial-port prepared again after \d+ ms, the same device and CDI IDs/,
+    );
+    expect(run.stdout).toMatch(/pod dra-serial ended: claim unprepared in \d+ ms, its CDI spec removed/);
+    expect(run.stdout).toContain('Stopped the DRA driver (usb-dra) with SIGTERM (exit code 0).');
+  });
+
   it('shows every plugin re-registering after the kubelet restart, then cleans up', () => {
     for (const plugin of PLUGIN_NAMES) {
       expect(run.stdout).toMatch(new RegExp(`\\n  ${plugin} +re-registered .* after \\d+ ms`));

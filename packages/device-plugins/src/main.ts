@@ -1,4 +1,6 @@
 import { runPlugins } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { devicePlugins } from './program';
 
-void runPlugins(devicePlugins);
+// `serve --mode dra` serves every chosen plugin as its own DRA driver (<plugin>.kdp.dev).
+void runPlugins(devicePlugins, {}, { modes: { dra: createDraServeMode() } });

@@ -13,6 +13,7 @@ export type {
   AdmitRequest,
   Admission,
   KubeletSim,
+  DraOptions,
   KubeletSimOptions,
   ResourceState,
   RestartOptions,
@@ -36,6 +37,28 @@ export type {
   SimEventType,
   StreamEndedEvent,
 } from './sim-events';
+export { createApiServer } from './api-server/api-server';
+export type { ApiRequestAttributes, ApiServer, ApiServerOptions } from './api-server/api-server';
+export { ApiError } from './api-server/api-errors';
+export type { ApiStatus, StatusCause } from './api-server/api-errors';
+export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
+export type { DraApiServerConnection, ResourceClaimObject } from './dra/dra-api-client';
+export type {
+  DraConnectionEvent,
+  DraDeviceHealth,
+  DraEvent,
+  DraHealthEvent,
+  DraPreparedEvent,
+  DraPrepareFailedEvent,
+  DraRegisteredEvent,
+  DraUnpreparedEvent,
+  PreparedClaim,
+  PreparedDevice,
+  SlicesDeletedEvent,
+} from './dra/dra-events';
+export type { DraClaimRef, DraEndpointState, DraPod, DraState } from './dra/dra-manager';
+export { chooseDraServices, draHealthServices, draPluginServices } from './dra/dra-services';
+export type { DraHealthService, DraPluginService } from './dra/dra-services';
 export { parseCheckpoint } from './checkpoint';
 export type { CheckpointData, CheckpointFile, PodDeviceEntry } from './checkpoint';
 export { createTestPlugin, defaultTestDevices } from './testing/test-plugin';
@@ -45,5 +68,7 @@ export type { FakeClock } from './testing/fake-clock';
 export { runConformance } from './conformance/run-conformance';
 export type { ConformanceOptions } from './conformance/run-conformance';
 export type { CheckStatus, ConformanceCheck, ConformanceReport } from './conformance/conformance-check';
+export { runDraConformance } from './conformance/dra/run-dra-conformance';
+export type { DraConformanceOptions, DraConformanceReady } from './conformance/dra/run-dra-conformance';
 export { runCli } from './cli/run-cli';
 export type { CliIo } from './cli/run-cli';

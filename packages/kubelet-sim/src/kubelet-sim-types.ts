@@ -1,6 +1,9 @@
 import type { EventEmitter } from 'node:events';
 import type { ContainerAllocateResponse, Device, DevicePluginOptions } from '@kdp/api';
 import type { Clock } from '@kdp/base';
+import type { DraApiServerConnection } from './dra/dra-api-client';
+import type { DraDeviceHealth, PreparedClaim } from './dra/dra-events';
+import type { DraClaimRef, DraPod, DraState } from './dra/dra-manager';
 import type { RateLimit } from './rate-limiter';
 import type { PluginApiVersion, SimEventOf, SimEventType } from './sim-events';
 
@@ -27,6 +30,31 @@ export interface KubeletSimOptions {
   readonly dialTimeoutMs?: number;
   /** PreStartContainer deadline (P-29); default 30 s. */
   readonly preStartTimeoutMs?: number;
+  /** When set, the kubelet's DRA manager runs too (see {@link DraOptions}). */
+  readonly dra?: DraOptions;
+}
+
+/** Options of the simulated kubelet's DRA manager. */
+export interface DraOptions {
+  /**
+   * The plugin-watcher directory DRA drivers register in; default the device-plugin side's
+   * `pluginsRegistryDir`, one of the two must be set.
+   */
+  readonly pluginsRegistryDir?: string;
+  /** The API server: claims are read from it, the node's ResourceSlices deleted in it. */
+  readonly apiServer?: DraApiServerConnection;
+  /** This node's name (slices are deleted by `spec.nodeName`); default `kubelet-sim-node`. */
+  readonly nodeName?: string;
+  /** Where `dra_manager_state` is written; default `dir`. */
+  readonly stateDir?: string;
+  /** NodePrepareResources / NodeUnprepareResources deadline; default 45 s. */
+  readonly callTimeoutMs?: number;
+  /** A driver with no connected endpoint this long gets its slices deleted; default 30 s (on `clock`). */
+  readonly wipeDelayMs?: number;
+  /** Pause before NodeWatchResources is reopened after it ended; default 5 s (on `clock`). */
+  readonly healthRetryMs?: number;
+  /** Pause before a failed prepare or unprepare is tried again (the next pod sync); default 1 s, real time. */
+  readonly podSyncRetryMs?: number;
 }
 
 /** What the simulated kubelet knows about one resource. */
@@ -110,5 +138,17 @@ export interface KubeletSim {
     predicate: (state: ResourceState) => boolean,
     timeoutMs?: number,
   ): Promise<ResourceState>;
+  /**
+   * DRA: the pod is synced: its claims are read (names from the API server, or objects as given), checked
+   * (reserved for the pod, allocated, drivers registered) and prepared, one NodePrepareResources per driver.
+   * Rejects with the kubelet's message; a failed pod is synced again every `podSyncRetryMs` until deleted.
+   */
+  prepareClaims(pod: DraPod, claims: readonly DraClaimRef[]): Promise<PreparedClaim[]>;
+  /** DRA: the pod ended: NodeUnprepareResources for the claims no other pod uses (retried until it works). */
+  deletePod(pod: string, namespace?: string): Promise<void>;
+  /** DRA: drivers with their endpoints, and claims with their pods and devices. */
+  draState(): DraState;
+  /** DRA: the health the kubelet holds for a driver's devices (`Unknown` past their timeout). */
+  draHealth(driver: string): DraDeviceHealth[];
   close(): Promise<void>;
 }

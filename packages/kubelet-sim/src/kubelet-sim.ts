@@ -45,6 +45,10 @@ import {
   waitForEvent,
 } from './sim-events';
 import { removeSockets, ensureSocketDir } from './socket-dir';
+import { createDraApiClient } from './dra/dra-api-client';
+import { DraCheckpointFileName } from './dra/dra-checkpoint';
+import { createDraManager, type DraManager } from './dra/dra-manager';
+import { DraPluginType } from './dra/dra-services';
 import { handshakeWatchedPlugin } from './watcher-handshake';
 
 interface Connection {
@@ -116,11 +120,46 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
   let admissionChain: Promise<unknown> = Promise.resolve();
   /** Plugin-watcher sockets and the resource each registered. */
   const watched = new Map<string, string>();
+  const draOptions = options.dra;
+  const registryDir = draOptions?.pluginsRegistryDir ?? options.pluginsRegistryDir;
+  if (draOptions !== undefined && registryDir === undefined) {
+    throw new Error(
+      'kubelet-sim: dra needs a plugins registry directory (dra.pluginsRegistryDir or pluginsRegistryDir)',
+    );
+  }
+  if (
+    draOptions?.pluginsRegistryDir !== undefined &&
+    options.pluginsRegistryDir !== undefined &&
+    draOptions.pluginsRegistryDir !== options.pluginsRegistryDir
+  ) {
+    throw new Error(
+      'kubelet-sim: the kubelet has one plugins registry: dra.pluginsRegistryDir must equal pluginsRegistryDir',
+    );
+  }
 
   const emit = <T extends SimEventType>(type: T, payload: Omit<SimEventOf<T>, 'type' | 'at'>): void => {
     const event = { type, at: systemClock.now(), ...payload } as unknown as SimEvent;
     events.emit(type, event);
     events.emit('event', event);
+  };
+
+  const dra: DraManager | undefined =
+    draOptions === undefined
+      ? undefined
+      : createDraManager({
+          emit,
+          clock,
+          nodeName: draOptions.nodeName ?? 'kubelet-sim-node',
+          api: draOptions.apiServer === undefined ? undefined : createDraApiClient(draOptions.apiServer),
+          checkpointPath: join(draOptions.stateDir ?? dir, DraCheckpointFileName),
+          callTimeoutMs: draOptions.callTimeoutMs ?? 45_000,
+          wipeDelayMs: draOptions.wipeDelayMs ?? 30_000,
+          healthRetryMs: draOptions.healthRetryMs ?? 5000,
+          podSyncRetryMs: draOptions.podSyncRetryMs ?? 1000,
+        });
+  const requireDra = (): DraManager => {
+    if (dra === undefined) throw new Error('kubelet-sim: DRA is off (pass the dra option)');
+    return dra;
   };
 
   const stall = async (rpc: StallableRpc): Promise<void> => {
@@ -365,6 +404,17 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         }),
       onRejected: ({ resource: name, endpoint, message }) =>
         emit('register-rejected', { resource: name, endpoint, version: '', message }),
+      ...(dra === undefined
+        ? {}
+        : {
+            handlers: {
+              [DraPluginType]: (info, endpoint) =>
+                dra.registerPlugin(
+                  { name: info.name, endpoint, supportedVersions: info.supportedVersions },
+                  socketPath,
+                ),
+            },
+          }),
       // P-36: the reconciler retries a socket whose GetInfo failed (e.g. found between bind and listen), every
       // second while it is there.
       onUnreachable: () => {
@@ -380,6 +430,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
 
   // P-36: removing the registration socket deregisters the plugin.
   const onWatchedSocketRemoved = (socketPath: string): void => {
+    dra?.onSocketRemoved(socketPath);
     const resource = watched.get(socketPath);
     watched.delete(socketPath);
     const record = resource === undefined ? undefined : resources.get(resource);
@@ -394,9 +445,11 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     loadCheckpoint();
     // P-3: remove a stale kubelet.sock and listen.
     registration = await startRegistrationServer({ socket: kubeletSocket, acceptedApis, onRegister });
-    if (options.pluginsRegistryDir !== undefined) {
+    // The DRA manager starts before the plugin watcher: checkpoint, slice wipe, pod syncs.
+    dra?.start();
+    if (registryDir !== undefined) {
       watcher = startPluginWatcher({
-        dir: options.pluginsRegistryDir,
+        dir: registryDir,
         onAdded: (path) => void onWatchedSocket(path),
         onRemoved: onWatchedSocketRemoved,
       });
@@ -411,6 +464,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
     watcher?.close();
     watcher = undefined;
     watched.clear();
+    dra?.stop();
     const server = registration;
     registration = undefined;
     for (const record of resources.values()) {
@@ -447,7 +501,7 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
       pod.containers.set(a.container, [...(pod.containers.get(a.container) ?? []), a]);
       pods.set(key, pod);
     }
-    return [...pods.values()].map((p) => ({
+    const snapshots: PodSnapshot[] = [...pods.values()].map((p) => ({
       name: p.name,
       namespace: p.namespace,
       containers: [...p.containers].map(([name, held]) => ({
@@ -455,6 +509,33 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
         devices: held.map((a) => ({ resource: a.resource, deviceIds: a.deviceIds })),
       })),
     }));
+    // Pods with DRA claims: their containers get `dynamic_resources`, merged with any device-plugin devices.
+    for (const draPod of dra?.podSnapshots() ?? []) {
+      const index = snapshots.findIndex((s) => s.name === draPod.name && s.namespace === draPod.namespace);
+      const existing = snapshots[index];
+      if (existing === undefined) {
+        snapshots.push({
+          name: draPod.name,
+          namespace: draPod.namespace,
+          containers: draPod.containers.map((c) => ({
+            name: c.name,
+            devices: [],
+            dynamicResources: c.dynamicResources,
+          })),
+        });
+        continue;
+      }
+      const containers = existing.containers.map((c) => ({
+        ...c,
+        dynamicResources: draPod.containers.find((d) => d.name === c.name)?.dynamicResources ?? [],
+      }));
+      for (const c of draPod.containers) {
+        if (!containers.some((e) => e.name === c.name))
+          containers.push({ name: c.name, devices: [], dynamicResources: c.dynamicResources });
+      }
+      snapshots[index] = { ...existing, containers };
+    }
+    return snapshots;
   };
 
   /** P-29: PreStartContainer with all the container's device IDs of that resource, under the deadline. */
@@ -705,6 +786,10 @@ export async function createKubeletSim(options: KubeletSimOptions): Promise<Kube
       refusal = message;
     },
     waitFor: (type, predicate, timeoutMs = 10_000) => waitForEvent(events, type, predicate, timeoutMs),
+    prepareClaims: (pod, claims) => requireDra().prepareClaims(pod, claims),
+    deletePod: (pod, namespace = 'default') => requireDra().deletePod(pod, namespace),
+    draState: () => requireDra().state(),
+    draHealth: (driver) => requireDra().health(driver),
     until: (resource, predicate, timeoutMs = 30_000) =>
       new Promise((resolve, reject) => {
         const current = (): ResourceState | undefined => {

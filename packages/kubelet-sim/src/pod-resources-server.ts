@@ -16,7 +16,12 @@ export interface HeldDevices {
 export interface PodSnapshot {
   readonly name: string;
   readonly namespace: string;
-  readonly containers: ReadonlyArray<{ readonly name: string; readonly devices: readonly HeldDevices[] }>;
+  readonly containers: ReadonlyArray<{
+    readonly name: string;
+    readonly devices: readonly HeldDevices[];
+    /** The container's prepared DRA claims, as the kubelet fills `dynamic_resources`. */
+    readonly dynamicResources?: readonly podresources.DynamicResource[];
+  }>;
 }
 
 /** What the pod-resources server reads from the simulated kubelet on every call. */
@@ -67,7 +72,7 @@ function podResourcesOf(pod: PodSnapshot, source: PodResourcesSource): podresour
       ),
       cpuIds: [],
       memory: [],
-      dynamicResources: [],
+      dynamicResources: [...(c.dynamicResources ?? [])],
     })),
     cpuIds: [],
     memory: [],

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import type { ContainerAllocateResponse, Device, DevicePluginOptions } from '@kdp/api';
+import type { DraEvent } from './dra/dra-events';
 
 /** API version a plugin registered with: the current one, or the old v1alpha (`v1alpha2`). */
 export type PluginApiVersion = 'v1beta1' | 'v1alpha2';
@@ -99,7 +100,8 @@ export type SimEvent =
   | AdmissionFailedEvent
   | PreStartedEvent
   | RestartedEvent
-  | CheckpointWrittenEvent;
+  | CheckpointWrittenEvent
+  | DraEvent;
 
 /** The name of a simulator event. */
 export type SimEventType = SimEvent['type'];

@@ -24,6 +24,13 @@ export interface WatcherHandshakeOptions {
   onRejected(rejection: { resource: string; endpoint: string; message: string }): void;
   /** GetInfo failed (the socket does not answer yet, or is no plugin): the kubelet's reconciler tries again. */
   onUnreachable?(): void;
+  /**
+   * Handlers of other plugin types by `PluginInfo.type` (e.g. `DRAPlugin`): each validates and registers the
+   * plugin, throwing the kubelet's message to refuse it.
+   */
+  readonly handlers?: Readonly<
+    Record<string, (info: pluginregistration.PluginInfo, endpoint: string) => Promise<void> | void>
+  >;
 }
 
 /**
@@ -48,10 +55,12 @@ export async function handshakeWatchedPlugin(options: WatcherHandshakeOptions): 
     const info = await callUnary(client, client.getInfo, {}, timeoutMs);
     // An empty endpoint means the service is on the registration socket itself.
     const endpoint = info.endpoint === '' ? socketPath : info.endpoint;
-    let problem = watcherValidationProblem(info);
+    const handler = options.handlers?.[info.type];
+    let problem = handler === undefined ? watcherValidationProblem(info) : undefined;
     if (problem === undefined) {
       try {
-        await options.connect({ resource: info.name, endpoint });
+        if (handler !== undefined) await handler(info, endpoint);
+        else await options.connect({ resource: info.name, endpoint });
       } catch (err) {
         problem = err instanceof Error ? err.message : String(err);
       }

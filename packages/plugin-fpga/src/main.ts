@@ -1,4 +1,6 @@
 import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { fpgaPlugin } from './plugin';
 
-void runPlugin(fpgaPlugin);
+// `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
+void runPlugin(fpgaPlugin, {}, { modes: { dra: createDraServeMode() } });

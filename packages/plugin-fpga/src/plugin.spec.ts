@@ -41,6 +41,13 @@ describe('discover --output json', () => {
     fx.addDflCard({ address: '0000:81:00.0', index: 0, numaNode: 1, interfaceId: IF_ID, afuId: NLB0 });
     const doc = await discover(fx);
     expect(doc).toEqual({
+      // The effective configuration: the defaults, as no --config was given.
+      config: {
+        mode: 'af',
+        bitstreamDir: '/srv/intel.com/fpga',
+        amd: { includeManagement: false },
+        programming: [],
+      },
       resources: [
         {
           resourceName: AF_NAME,
@@ -150,6 +157,7 @@ describe('discover --output json', () => {
     fx.addAlveoCard(U200);
     const doc = await discover(fx);
     expect(doc).toEqual({
+      config: expect.any(Object),
       resources: [
         {
           resourceName: 'amd.com/xilinx_u200_xdma_201830_1-1542252769',

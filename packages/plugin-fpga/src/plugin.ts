@@ -2,7 +2,10 @@ import { Code, DevicePluginError } from '@kdp/core';
 import { definePlugin } from '@kdp/core/plugin';
 import packageJson from '../package.json';
 import { createRegionProgrammer, type RegionProgrammer } from './allocate/region-programmer';
+import { intelFpgaCompat } from './compat/intel-fpga';
+import { xilinxFpgaCompat } from './compat/xilinx-fpga';
 import { fpgaConfigSchema } from './config';
+import { fpgaFeatures } from './features/fpga-features';
 import { planResources } from './resources/plan-resources';
 import { fpgaChangeProbe } from './scan/fpga-change-probe';
 import { scanFpgas, type FpgaScan } from './scan/scan-fpgas';
@@ -20,6 +23,7 @@ export const fpgaPlugin = definePlugin({
   title: 'FPGA device plugin (Intel DFL/OPAE, AMD/Xilinx Alveo)',
   version: packageJson.version,
   config: { schema: fpgaConfigSchema },
+  compat: [intelFpgaCompat, xilinxFpgaCompat],
   // The programmer serializes programming per device for the life of the process; a new bitstreamDir makes a new one.
   setup: ({ host, logger }) => {
     let programmer: RegionProgrammer | undefined;
@@ -38,6 +42,7 @@ export const fpgaPlugin = definePlugin({
     probe: (scan: FpgaScan) => fpgaChangeProbe(scan),
     run: ({ host }) => scanFpgas(host),
   },
+  features: (set) => fpgaFeatures(set),
   resources: (scan, ctx) => {
     const { config, state } = ctx;
     return planResources(scan, config, async (rule, { resource, devices, unknownIds, signal }) => {

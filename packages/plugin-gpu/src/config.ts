@@ -32,6 +32,22 @@ export const gpuConfigSchema = z.strictObject({
         .default(['envvar']),
       /** Also pass the device nodes as DeviceSpecs (NVIDIA's PASS_DEVICE_SPECS). */
       passDeviceSpecs: z.boolean().default(false),
+      /**
+       * MIG, as NVIDIA's `migStrategy`: `none` advertises MIG-enabled GPUs whole, `single` their MIG devices under
+       * the GPU resource, `mixed` one `nvidia.com/mig-<profile>` resource per MIG profile.
+       */
+      migStrategy: z.enum(['none', 'single', 'mixed']).default('single'),
+      /**
+       * How NVIDIA GPUs are named to the container runtime (NVIDIA_VISIBLE_DEVICES, CDI names), as NVIDIA's
+       * `deviceIDStrategy`: `uuid` (GPU-…, MIG-…) or `index` (`0`, `0:1` for MIG); advertised IDs stay UUIDs.
+       */
+      deviceIDStrategy: z.enum(['uuid', 'index']).default('uuid'),
+    })
+    .prefault({}),
+  amd: z
+    .strictObject({
+      /** As ROCm's `resource_naming_strategy`: `single` (`amd.com/gpu`) or `mixed` (one resource per partition type). */
+      resourceNamingStrategy: z.enum(['single', 'mixed']).default('single'),
     })
     .prefault({}),
   sharing: z
@@ -40,6 +56,27 @@ export const gpuConfigSchema = z.strictObject({
       replicas: z.number().int().min(1).max(64).default(1),
       /** With replicas > 1, refuse a container asking for more than one replica. */
       failRequestsGreaterThanOne: z.boolean().default(false),
+      /** Shared resources get the `.shared` suffix unless a resource entry renames them (NVIDIA's renameByDefault). */
+      renameByDefault: z.boolean().default(false),
+      /**
+       * Per-resource time-slicing (NVIDIA's `sharing.timeSlicing.resources`): these win over `replicas` for the
+       * resources they name; `devices` selects GPUs by index, UUID or PCI address (`all` by default).
+       */
+      resources: z
+        .array(
+          z.strictObject({
+            name: resourceName,
+            replicas: z.number().int().min(1).max(64),
+            rename: resourceName.optional(),
+            devices: z
+              .union([
+                z.literal('all'),
+                z.array(z.union([z.number().int().min(0), z.string().min(1)])).min(1),
+              ])
+              .default('all'),
+          }),
+        )
+        .default([]),
     })
     .prefault({}),
   health: z

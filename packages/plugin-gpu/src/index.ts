@@ -5,7 +5,7 @@ export type { GpuPluginOptions } from './plugin';
 export { gpuConfigSchema } from './config';
 export type { GpuConfig } from './config';
 export { scanGpus } from './scan/scan-gpus';
-export type { Gpu, GpuCandidate, GpuKind, GpuMount, GpuScan } from './scan/gpu';
+export type { Gpu, GpuCandidate, GpuKind, GpuMount, GpuScan, MigPlacement } from './scan/gpu';
 export { planResources } from './resources/plan-resources';
 export type { GpuPayload } from './resources/plan-resources';
 export { resourceNameOf } from './resources/resource-names';

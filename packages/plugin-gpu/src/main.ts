@@ -1,4 +1,6 @@
 import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { gpuPlugin } from './plugin';
 
-void runPlugin(gpuPlugin);
+// `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
+void runPlugin(gpuPlugin, {}, { modes: { dra: createDraServeMode() } });

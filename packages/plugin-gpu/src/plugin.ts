@@ -1,23 +1,33 @@
 import { definePlugin } from '@kdp/core/plugin';
 import packageJson from '../package.json';
+import { intelGpuCompat } from './compat/intel-gpu';
+import { nvidiaCompat } from './compat/nvidia';
+import { rocmCompat } from './compat/rocm';
 import { gpuConfigSchema } from './config';
 import { loadNvmlXidSource } from './health/nvml-xid-source';
 import { createXidHealth, type XidSourceFactory } from './health/xid-health';
+import { loadNvmlMig } from './nvml/nvml-mig';
+import { readGpuFeatures } from './features/gpu-features';
 import { gpuChangeProbe } from './scan/gpu-change-probe';
 import { planResources } from './resources/plan-resources';
 import type { GpuScan } from './scan/gpu';
+import { createMigStrategy, type NvmlMigFactory } from './scan/mig-strategy';
+import { retiredGpuDevices } from './scan/retired-gpu-devices';
 import { scanGpus } from './scan/scan-gpus';
 
 /** Options of {@link createGpuPlugin}. */
 export interface GpuPluginOptions {
   /** The Xid event source (default: NVML through koffi when libnvidia-ml.so.1 loads). */
   readonly xidSource?: XidSourceFactory;
+  /** NVML for MIG profiles and UUIDs (default: libnvidia-ml.so.1 through koffi, loaded when MIG devices are seen). */
+  readonly nvmlMig?: NvmlMigFactory;
 }
 
 /**
  * `gpu-device-plugin`: NVIDIA GPUs and MIG devices, AMD and Intel GPUs from sysfs, procfs and /dev alone, one
  * resource per kind (or model), rescanned on every change under /dev and when the change probe (sysfs, procfs)
- * differs. A GPU is advertised once it was healthy; one that vanishes stays advertised Unhealthy until it returns.
+ * differs. A GPU is advertised once it was healthy; one that vanishes stays advertised Unhealthy until it returns
+ * (a MIG device until it returns or its GPU is partitioned anew).
  */
 export function createGpuPlugin(options: GpuPluginOptions = {}) {
   return definePlugin({
@@ -26,19 +36,26 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     title: 'GPU device plugin (NVIDIA, AMD, Intel) from sysfs, procfs and /dev',
     version: packageJson.version,
     config: { schema: gpuConfigSchema },
+    compat: [nvidiaCompat, rocmCompat, intelGpuCompat],
     // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
     health: { holdUntilHealthy: true, vanishedGraceMs: Infinity },
     // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.
     reads: { procfs: true },
-    setup: (ctx) => ({ xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource) }),
+    setup: (ctx) => ({
+      xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource),
+      mig: createMigStrategy({ logger: ctx.logger, nvml: options.nvmlMig ?? (() => loadNvmlMig()) }),
+    }),
     scan: {
       // Device nodes come and go under these (inotify); sysfs and procfs changes are found by the probe.
       watch: () => ({ devfs: ['/dev', '/dev/dri', '/dev/nvidia-caps'] }),
       interval: '500ms',
       probe: (scan: GpuScan) => gpuChangeProbe(scan),
-      run: async ({ host, state }) => state.xid.mark(await scanGpus(host)),
+      run: async ({ host, state, config }) =>
+        state.xid.mark(state.mig.apply(await scanGpus(host), config.nvidia.migStrategy)),
     },
-    resources: (scan, { config }) => planResources(scan, config),
+    // A MIG device or AMD partition of a GPU that reports a new partition layout is gone for good, not kept Unhealthy.
+    resources: (scan, { config }) => ({ ...planResources(scan, config), retired: retiredGpuDevices(scan) }),
+    features: (set, ctx) => readGpuFeatures(set, ctx),
     hooks: { stop: ({ state }) => state.xid.stop() },
   });
 }

@@ -47,7 +47,7 @@ const resourceSchema = z.object({
 /** Schema of `--config`: the k8s-rdma-shared-dev-plugin file (JSON or YAML) plus kdp's `mode`. */
 export const rdmaConfigSchema = z
   .object({
-    /** Upstream's rediscovery period in seconds; accepted and ignored (kdp probes for changes every --poll-interval). */
+    /** Upstream's rediscovery period in seconds: a full rescan that often besides the change probe (absent 60, 0 none). */
     periodicUpdateInterval: z.number().int().min(0).optional(),
     configList: z
       .array(resourceSchema)

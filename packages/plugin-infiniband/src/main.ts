@@ -1,4 +1,6 @@
 import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { infinibandPlugin } from './plugin';
 
-void runPlugin(infinibandPlugin);
+// `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
+void runPlugin(infinibandPlugin, {}, { modes: { dra: createDraServeMode() } });

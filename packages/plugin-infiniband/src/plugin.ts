@@ -1,8 +1,11 @@
 import { definePlugin } from '@kdp/core/plugin';
 import { readNumaTopology } from '@kdp/topology';
 import packageJson from '../package.json';
+import { k8sRdmaSharedDevPluginCompat } from './compat/k8s-rdma-shared-dev-plugin';
 import { rdmaConfigSchema } from './config';
+import { infinibandFeatures } from './features/infiniband-features';
 import { planResources } from './resources/plan-resources';
+import { startPeriodicRescan } from './scan/periodic-rescan';
 import { rdmaChangeProbe } from './scan/rdma-change-probe';
 import { readRdmaInventory } from './scan/read-rdma-inventory';
 
@@ -19,8 +22,13 @@ export const infinibandPlugin = definePlugin({
   version: packageJson.version,
   // The format is k8s-rdma-shared-dev-plugin's: keys it may grow are reported, not fatal.
   config: { schema: rdmaConfigSchema, unknownKeys: 'warn' },
+  compat: [k8sRdmaSharedDevPluginCompat],
   // The NUMA layout does not change while the process runs: read once, for the local_cpulist fallback and distances.
-  setup: ({ host }) => readNumaTopology(host.sysfs),
+  // periodicUpdateInterval (upstream's full rescan every N seconds) runs beside the change probe.
+  setup: (ctx) => {
+    startPeriodicRescan(ctx);
+    return readNumaTopology(ctx.host.sysfs);
+  },
   scan: {
     // inotify reports /dev at once; sysfs never raises it on a real kernel, so sysfs is left to the probe.
     watch: () => ({ devfs: ['/dev/infiniband'] }),
@@ -28,6 +36,7 @@ export const infinibandPlugin = definePlugin({
     probe: rdmaChangeProbe,
     run: ({ host, state }) => readRdmaInventory({ host, numa: state }),
   },
+  features: (set) => infinibandFeatures(set),
   resources: (inventory, { config, state }) =>
     planResources(config, inventory, { distances: state.distances }),
 });

@@ -10,8 +10,32 @@ const rangeList = z.array(z.string()).superRefine((entries, ctx) => {
   });
 });
 
-/** Selector keys of upstream that this plugin does not implement; a pool using one matches nothing. */
-export const UNSUPPORTED_SELECTORS = ['ddpProfiles', 'pKeys', 'vdpaType', 'auxTypes'] as const;
+/** A key of upstream that this plugin refuses: present in a file, it stops the load (exit 2) saying why. */
+const refusedKey = (message: string) =>
+  z
+    .unknown()
+    .optional()
+    .superRefine((value, ctx) => {
+      if (value !== undefined) ctx.addIssue({ code: 'custom', message });
+    });
+
+/** Upstream's keys that kdp refuses, with what to do instead (see the README's "Drop-in" section). */
+export const REFUSED_KEYS = {
+  ddpProfiles:
+    "not supported: the loaded DDP package is read through devlink (netlink) or Intel's ddptool, which " +
+    'sriov-device-plugin does not use; select the VFs of the PFs that run the package with pfNames or rootDevices',
+  vdpaType:
+    'not supported: sriov-device-plugin does not hand out vDPA devices (vhost-vdpa/virtio-vdpa); ' +
+    'use sriov-network-device-plugin for vDPA pools',
+  auxTypes:
+    'not supported: auxiliary network devices (mlx5 sub-functions) are not offered by sriov-device-plugin',
+  auxNetDevice:
+    'not supported: auxiliary network devices (mlx5 sub-functions) are not offered by sriov-device-plugin; ' +
+    'use netDevice (VFs) or accelerator',
+} as const;
+
+/** An InfiniBand partition key as upstream's `pKeys` lists it: `0x7fff`, `0x1`, `ABCD` (hex, 16 bits). */
+const pKeyPattern = /^(0x)?[0-9a-f]{1,4}$/i;
 
 /** One selector object of a pool (upstream `NetDeviceSelectors` / `AccelDeviceSelectors`). */
 const selectorSchema = z.object({
@@ -25,11 +49,13 @@ const selectorSchema = z.object({
   linkTypes: stringList.optional(),
   isRdma: z.boolean().optional(),
   needVhostNet: z.boolean().optional(),
-  // Known to upstream, not supported here: accepted so the file loads, then reported (see configWarnings).
-  ddpProfiles: stringList.optional(),
-  pKeys: stringList.optional(),
-  vdpaType: z.string().optional(),
-  auxTypes: stringList.optional(),
+  /** The default (index 0) partition key of the function's RDMA device, port 1 (InfiniBand only). */
+  pKeys: z
+    .array(z.string().regex(pKeyPattern, 'must be a 16-bit hex partition key such as 0x7fff'))
+    .optional(),
+  ddpProfiles: refusedKey(REFUSED_KEYS.ddpProfiles),
+  vdpaType: refusedKey(REFUSED_KEYS.vdpaType),
+  auxTypes: refusedKey(REFUSED_KEYS.auxTypes),
 });
 
 /** A selector object as parsed. */
@@ -43,7 +69,15 @@ const poolSchema = z.object({
     .string()
     .regex(resourceNamePattern, 'must hold only letters, digits, "_" and "-" (as upstream requires)'),
   resourcePrefix: z.string().min(1).optional(),
-  deviceType: z.enum(['netDevice', 'accelerator', 'auxNetDevice']).default('netDevice'),
+  deviceType: z
+    .string()
+    .default('netDevice')
+    .superRefine((value, ctx) => {
+      if (value === 'auxNetDevice') ctx.addIssue({ code: 'custom', message: REFUSED_KEYS.auxNetDevice });
+      else if (value !== 'netDevice' && value !== 'accelerator')
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(value)} is not netDevice or accelerator` });
+    })
+    .transform((value) => value as 'netDevice' | 'accelerator'),
   excludeTopology: z.boolean().optional(),
   // An object, or an ordered list of objects (a device matching any of them joins the pool).
   selectors: z.union([selectorSchema, z.array(selectorSchema)]).optional(),
@@ -77,7 +111,7 @@ export function poolResourceName(pool: SriovPool, defaultPrefix: string): string
   return `${pool.resourcePrefix ?? defaultPrefix}/${pool.resourceName}`;
 }
 
-/** What a valid configuration still deserves a warning for: unsupported selectors, device types, duplicates. */
+/** What a valid configuration still deserves a warning for: duplicate pools, net selectors in accelerator pools. */
 export function configWarnings(config: SriovConfig, defaultPrefix: string): string[] {
   const warnings: string[] = [];
   const seen = new Map<string, number>();
@@ -89,24 +123,18 @@ export function configWarnings(config: SriovConfig, defaultPrefix: string): stri
         `resourceList[${i}]: ${name} is already defined by resourceList[${first}]; this pool is ignored`,
       );
     } else seen.set(name, i);
-    if (pool.deviceType === 'auxNetDevice') {
-      warnings.push(
-        `resourceList[${i}].deviceType: auxNetDevice (mlx5 sub-functions) is not supported; ${name} gets no devices`,
-      );
-    }
     const selectors = poolSelectors(pool);
     selectors.forEach((selector, j) => {
       const where = Array.isArray(pool.selectors) ? `selectors[${j}]` : 'selectors';
-      for (const key of UNSUPPORTED_SELECTORS) {
-        if (selector[key] !== undefined) {
-          warnings.push(
-            `resourceList[${i}].${where}.${key}: not supported by sriov-device-plugin; ` +
-              `this selector matches no device, so ${name} does not silently grow`,
-          );
-        }
-      }
       if (pool.deviceType === 'accelerator') {
-        for (const key of ['pfNames', 'rootDevices', 'linkTypes', 'isRdma', 'needVhostNet'] as const) {
+        for (const key of [
+          'pfNames',
+          'rootDevices',
+          'linkTypes',
+          'isRdma',
+          'needVhostNet',
+          'pKeys',
+        ] as const) {
           if (selector[key] !== undefined) {
             warnings.push(
               `resourceList[${i}].${where}.${key}: not a selector of accelerator pools (as upstream); ignored`,

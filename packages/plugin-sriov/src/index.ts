@@ -7,7 +7,7 @@ export {
   poolResourceName,
   poolSelectors,
   sriovConfigSchema,
-  UNSUPPORTED_SELECTORS,
+  REFUSED_KEYS,
   type SriovConfig,
   type SriovPool,
   type SriovSelector,

@@ -1,4 +1,6 @@
 import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { sriovPlugin } from './plugin';
 
-void runPlugin(sriovPlugin);
+// `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
+void runPlugin(sriovPlugin, {}, { modes: { dra: createDraServeMode() } });

@@ -134,13 +134,12 @@ describe('sriov-device-plugin (in-process)', () => {
     expect(doc.warnings).toEqual([]);
   });
 
-  it('accepts the same configuration as YAML and warns about keys it does not support', async () => {
+  it('accepts the same configuration as YAML and warns about keys it does not know', async () => {
     const yaml = [
       'resourceList:',
       '  - resourceName: ddp_pool',
       '    selectors:',
       '      vendors: ["8086"]',
-      '      ddpProfiles: ["GTPv1-C/U IPv4/IPv6 payload"]',
       '      pfname: ["ens1f0"]',
       '  - resourceName: intel_all',
       '    selectors: { vendors: ["8086"], devices: ["154c"] }',
@@ -163,13 +162,24 @@ describe('sriov-device-plugin (in-process)', () => {
     expect(doc.warnings).toEqual([
       `${file}: resourceList[0].selectors.pfname: unknown key; ignored`,
       `${file}: logLevel: unknown key; ignored`,
-      'resourceList[0].selectors.ddpProfiles: not supported by sriov-device-plugin; this selector matches no device, so intel.com/ddp_pool does not silently grow',
-      "intel.com/ddp_pool: no device matches the pool's selectors",
+      "intel.com/intel_all: no device matches the pool's selectors",
     ]);
     expect(doc.resources.map((r) => [r.resourceName, r.devices.length])).toEqual([
-      ['intel.com/ddp_pool', 0],
-      ['intel.com/intel_all', 8],
+      ['intel.com/ddp_pool', 8],
+      ['intel.com/intel_all', 0],
     ]);
+  });
+
+  it('refuses upstream keys it does not implement with exit 2, naming the field', async () => {
+    const file = config(
+      'ddp.yaml',
+      'resourceList:\n  - resourceName: gtp\n    selectors: { ddpProfiles: ["GTPv1-C/U IPv4/IPv6 payload"] }\n',
+    );
+    const result = await run(['discover', ...roots(), '--config', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}: resourceList[0].selectors.ddpProfiles: not supported: the loaded DDP`,
+    );
   });
 
   it('applies --resource-prefix to pools without resourcePrefix and prints a table by default', async () => {

@@ -2,7 +2,9 @@ import { definePlugin, flag } from '@kdp/core/plugin';
 import packageJson from '../package.json';
 import { DEFAULT_DEVINFO_DIR } from './allocate/device-info';
 import { createDeviceInfoStore, type DeviceInfoStore } from './allocate/device-info-store';
+import { sriovNetworkDevicePluginCompat } from './compat/sriov-network-device-plugin';
 import { DEFAULT_RESOURCE_PREFIX, sriovConfigSchema } from './config';
+import { sriovFeatures } from './features/sriov-features';
 import { assignPools, poolIndex } from './resources/assign-pools';
 import { poolResources, type SriovScan } from './resources/pool-resources';
 import { nicChangeProbe } from './scan/nic-change-probe';
@@ -29,6 +31,7 @@ export const sriovPlugin = definePlugin({
   binary: 'sriov-device-plugin',
   title: 'SR-IOV network device plugin (drop-in for sriov-network-device-plugin)',
   config: { schema: sriovConfigSchema, unknownKeys: 'warn' }, // upstream's format: unknown keys are warnings
+  compat: [sriovNetworkDevicePluginCompat],
   flags: {
     'resource-prefix': flag.string({
       description: 'resource prefix of pools without resourcePrefix',
@@ -77,6 +80,7 @@ export const sriovPlugin = definePlugin({
       store: state.store,
       logger,
     }),
+  features: (set) => sriovFeatures(set),
   health: { vanishedGraceMs: ({ flags }) => flags['vanished-grace'] },
   hooks: {
     // Device-info files of devices no longer advertised (vanished past the grace, pool removed) go.

@@ -1,4 +1,6 @@
 import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '@kdp/dra';
 import { usbPlugin } from './plugin';
 
-void runPlugin(usbPlugin);
+// `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
+void runPlugin(usbPlugin, {}, { modes: { dra: createDraServeMode() } });

@@ -2,7 +2,9 @@ import { definePlugin } from '@kdp/core/plugin';
 import packageJson from '../package.json';
 import { buildAllocation } from './allocate/build-allocation';
 import { refreshPayload } from './allocate/refresh-payload';
+import { genericDevicePluginCompat } from './compat/generic-device-plugin';
 import { usbConfigSchema } from './config';
+import { usbFeatures } from './features/usb-features';
 import { configuredResources, pathPatterns } from './resources/configured-resources';
 import { planResources } from './resources/plan-resources';
 import { createUsbScanCache, type UsbScanCache } from './scan/scan-usb-devices';
@@ -46,6 +48,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
     version: packageJson.version,
     // No default resource: without --config nothing is advertised and discover lists every device as excluded.
     config: { schema: usbConfigSchema },
+    compat: [genericDevicePluginCompat],
     // An allocated device that is unplugged stays advertised Unhealthy until the same ID (serial or port) returns.
     health: { keepVanished: 'allocated', vanishedGraceMs: Infinity },
     setup: async (ctx): Promise<UsbState> => {
@@ -92,6 +95,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
           ),
         ),
       ),
+    features: (set) => usbFeatures(set),
     hooks: { stop: ({ state }) => state.stopHotplug?.() },
   });
 

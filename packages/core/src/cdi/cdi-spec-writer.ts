@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '@kdp/base';
 import { cdiQualifiedName, validateCdiClass, validateCdiDeviceName, validateCdiVendor } from './cdi-names';
 import {
   CDI_SPEC_VERSION,
@@ -77,21 +77,7 @@ export function createCdiSpecWriter(options: CdiSpecWriterOptions): CdiSpecWrite
     const existing = await readFile(path, 'utf8').catch(() => undefined);
     if (existing === text) return { path, changed: false };
     await ensureDir(dir);
-    const temp = join(dir, `${tempPrefix}${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-    try {
-      const handle = await open(temp, 'wx', 0o644);
-      try {
-        await handle.chmod(0o644); // the umask may have narrowed the mode given to open
-        await handle.writeFile(text);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, path);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
+    await writeFileAtomic(path, text, { mode: 0o644 });
     return { path, changed: true };
   };
 

@@ -13,7 +13,20 @@ export interface LoadConfigOptions {
   readonly unknownKeys?: UnknownKeyPolicy;
   /** Largest file accepted, in bytes (default 4 MiB). */
   readonly maxBytes?: number;
+  /**
+   * Chooses the file when the path is a directory (a ConfigMap with one key per node or node group); without it,
+   * a directory is an error.
+   */
+  readonly selectFile?: (dir: string) => Promise<{ readonly file: string; readonly reason: string }>;
+  /** Rewrites the parsed input before validation (an anchor's format converted to ours); may throw ConfigError. */
+  readonly transform?: ConfigTransform;
 }
+
+/** Rewrites a parsed configuration input before it is validated; throws {@link ConfigError} for a bad one. */
+export type ConfigTransform = (
+  input: unknown,
+  file: string,
+) => { readonly input: unknown; readonly warnings?: readonly ConfigIssue[]; readonly anchor?: string };
 
 /** A configuration that passed its schema, with what was accepted but worth a warning. */
 export interface LoadedConfig<T> {
@@ -25,6 +38,8 @@ export interface LoadedConfig<T> {
   readonly file?: string;
   /** The file's text, so that a reload can tell whether anything changed. */
   readonly text?: string;
+  /** Why this file was chosen, when the configuration path is a directory. */
+  readonly selected?: string;
 }
 
 const DEFAULT_MAX_BYTES = 4 * 1024 * 1024;
@@ -41,8 +56,14 @@ export async function loadConfig<S extends z.ZodType>(
 ): Promise<LoadedConfig<z.output<S>>> {
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let text: string;
+  let selected: { readonly file: string; readonly reason: string } | undefined;
   try {
-    const info = await stat(file);
+    let info = await stat(file);
+    if (info.isDirectory() && options.selectFile !== undefined) {
+      selected = await options.selectFile(file);
+      file = selected.file;
+      info = await stat(file);
+    }
     if (info.isDirectory())
       throw new ConfigError(file, [{ path: '', message: 'is a directory, not a file' }]);
     if (info.size > maxBytes) {
@@ -55,7 +76,11 @@ export async function loadConfig<S extends z.ZodType>(
     if (error instanceof ConfigError) throw error;
     throw new ConfigError(file, [{ path: '', message: describeReadError(error) }]);
   }
-  return parseConfigText(file, text, schema, options);
+  const loaded = parseConfigText(file, text, schema, options);
+  // The chosen file is part of the text compared on reload: another key chosen is a change.
+  return selected === undefined
+    ? loaded
+    : { ...loaded, text: `${selected.file}\n${text}`, selected: `${selected.file} (${selected.reason})` };
 }
 
 /** Parses configuration text (YAML 1.2, so JSON too) and checks it; throws {@link ConfigError} only. */
@@ -98,6 +123,12 @@ export function validateConfigValue<S extends z.ZodType>(
   schema: S,
   options: LoadConfigOptions = {},
 ): { value: z.output<S>; warnings: ConfigIssue[] } {
+  const transformed = options.transform?.(input, file);
+  if (transformed !== undefined) {
+    const { transform: _done, ...rest } = options;
+    const result = validateConfigValue(file, transformed.input, schema, rest);
+    return { value: result.value, warnings: [...(transformed.warnings ?? []), ...result.warnings] };
+  }
   const parsed = schema.safeParse(input);
   if (!parsed.success) throw new ConfigError(file, parsed.error.issues.flatMap(toConfigIssues));
   const policy = options.unknownKeys ?? 'error';

@@ -18,6 +18,8 @@ export interface ConfigChange<T> {
   readonly warnings: readonly ConfigIssue[];
   /** What triggered the reload. */
   readonly reason: ConfigReloadReason;
+  /** The file chosen and why, when the configuration is a directory. */
+  readonly selected?: string;
 }
 
 /** The emitter SIGHUP comes from (normally `process`). */
@@ -54,6 +56,8 @@ export interface ConfigWatcher<T> {
   readonly current: T;
   /** Warnings of the running configuration. */
   readonly warnings: readonly ConfigIssue[];
+  /** The file chosen and why, when the configuration is a directory. */
+  readonly selected: string | undefined;
   /** Re-reads the file now; resolves true when a new configuration was applied. */
   reload(reason?: ConfigReloadReason): Promise<boolean>;
   /** Stops watching (idempotent). */
@@ -75,6 +79,8 @@ export async function watchConfig<S extends z.ZodType>(
   const loadOptions: LoadConfigOptions = {
     ...(options.unknownKeys ? { unknownKeys: options.unknownKeys } : {}),
     ...(options.maxBytes ? { maxBytes: options.maxBytes } : {}),
+    ...(options.transform ? { transform: options.transform } : {}),
+    ...(options.selectFile ? { selectFile: options.selectFile } : {}),
   };
   let running = options.initial ?? (await loadConfig(file, schema, loadOptions));
   const debounceMs = options.debounceMs ?? 200;
@@ -112,7 +118,13 @@ export async function watchConfig<S extends z.ZodType>(
     const previous = running.value;
     running = next;
     try {
-      onChange({ value: next.value, previous, warnings: next.warnings, reason });
+      onChange({
+        value: next.value,
+        previous,
+        warnings: next.warnings,
+        reason,
+        ...(next.selected !== undefined ? { selected: next.selected } : {}),
+      });
     } catch (error) {
       onError(error instanceof Error ? error : new Error(String(error)), reason);
     }
@@ -134,12 +146,18 @@ export async function watchConfig<S extends z.ZodType>(
     debounce.unref();
   };
 
-  const watchDir = (dir: string, names: Set<string>): void => {
+  const watchDir = (dir: string, names: Set<string> | 'all'): void => {
     if (watchers.has(dir)) return;
     try {
       const watcher = watch(dir, { persistent: false }, (_event, name) => {
         // ConfigMap volumes swap `..data`; editors write a temp file and rename it over the target.
-        if (name === null || names.has(name.toString()) || name.toString().startsWith('..')) schedule();
+        if (
+          name === null ||
+          names === 'all' ||
+          names.has(name.toString()) ||
+          name.toString().startsWith('..')
+        )
+          schedule();
       });
       watcher.on('error', () => {
         watcher.close();
@@ -155,6 +173,8 @@ export async function watchConfig<S extends z.ZodType>(
     if (closed) return;
     const dir = dirname(file);
     watchDir(dir, new Set([basename(file)]));
+    // A configuration directory (one key per node): any of its keys may be the one chosen.
+    if ((await stat(file).catch(() => undefined))?.isDirectory() === true) watchDir(file, 'all');
     try {
       const real = await realpath(file);
       const realDir = dirname(real);
@@ -204,6 +224,9 @@ export async function watchConfig<S extends z.ZodType>(
     },
     get warnings() {
       return running.warnings;
+    },
+    get selected() {
+      return running.selected;
     },
     reload,
     close,

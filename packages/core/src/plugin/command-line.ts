@@ -1,9 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
+import { formatCompatHelp } from './compat/format-compat-help';
 import { DEVICE_LIST_STRATEGIES, type AnyPluginDefinition, type DeviceListStrategy } from './define-plugin';
 import { UsageError } from './exit-code';
 import { flag, type Flag, type FlagSpecs } from './flags';
+import { DEVICE_PLUGIN_MODE, type ServeMode } from './serve-mode';
 
 /** The flags every kdp plugin takes (see the plugin contract), parsed and checked. */
 export interface CommonFlags {
@@ -27,8 +29,18 @@ export interface CommonFlags {
   readonly metricsAddress: string | undefined;
   /** `--log-level LEVEL` (default `info`). */
   readonly logLevel: LogLevel;
+  /** `--log-dir DIR`: the JSON logs are also appended to `DIR/<binary>.log`; undefined = stderr only. */
+  readonly logDir: string | undefined;
+  /** `--node-name NAME`; undefined: `$NODE_NAME`. */
+  readonly nodeName: string | undefined;
+  /** `--node-config-label LABEL`: the node label naming this node's key of a configuration directory. */
+  readonly nodeConfigLabel: string | undefined;
+  /** `--default-config KEY`: the key of a configuration directory used when nothing names one. */
+  readonly defaultConfig: string | undefined;
   /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
   readonly pollIntervalMs: number | undefined;
+  /** `--nfd-features-dir DIR`: where each plugin writes its NFD feature file `kdp-<plugin>`; undefined = none. */
+  readonly nfdFeaturesDir: string | undefined;
 }
 
 /** One plugin as the command line configures it. */
@@ -50,6 +62,8 @@ export type Command =
       readonly plugins: readonly PluginInvocation[];
       /** `discover --output` (default `table`). */
       readonly output: 'json' | 'table';
+      /** `--mode` and that mode's own flags; present only in a program that has modes. */
+      readonly mode?: { readonly name: string; readonly flags: Readonly<Record<string, unknown>> };
     };
 
 /** A binary: one plugin (`gpu-device-plugin`) or several in one process (`kdp-device-plugins`). */
@@ -60,6 +74,8 @@ export interface Program {
   readonly plugins: readonly AnyPluginDefinition[];
   /** Several plugins: `--plugins`, and `--<name>-config` / `--<name>-<flag>` for each plugin. */
   readonly multi: boolean;
+  /** Serve modes besides `device-plugin`: `--mode` and each mode's flags are offered when there is one. */
+  readonly modes?: Readonly<Record<string, ServeMode>>;
 }
 
 /** A common flag and the commands it acts in (`discover` takes only what discovery uses). */
@@ -69,6 +85,17 @@ interface CommonFlag {
   /** Offered only when a plugin of the program reads procfs. */
   readonly procfs?: boolean;
 }
+
+/** A path flag that takes only absolute paths (a relative one is then free for an anchor's flag of the name). */
+const absolutePath = (f: Flag<string | undefined>): Flag<string | undefined> => ({
+  ...f,
+  parse: (texts) => {
+    const value = f.parse(texts);
+    if (value !== undefined && !value.startsWith('/'))
+      throw new Error(`${JSON.stringify(value)} is not an absolute path`);
+    return value;
+  },
+});
 
 const COMMON: Readonly<Record<string, CommonFlag>> = {
   'sysfs-root': {
@@ -137,6 +164,39 @@ const COMMON: Readonly<Record<string, CommonFlag>> = {
       default: 'info',
     }),
   },
+  'log-dir': {
+    flag: absolutePath(
+      flag.path({
+        description: 'also append the JSON logs to DIR/<binary>.log (absolute; created if missing)',
+        valueName: 'DIR',
+      }),
+    ),
+  },
+  'node-name': {
+    flag: flag.string({
+      description: "this node's name, which selects its key of a --config directory [$NODE_NAME]",
+      valueName: 'NAME',
+    }),
+  },
+  'node-config-label': {
+    flag: flag.string({
+      description: 'node label naming the key of a --config directory (needs get nodes)',
+      valueName: 'LABEL',
+    }),
+  },
+  'default-config': {
+    flag: flag.string({
+      description: 'key of a --config directory used when neither the label nor the node name names one',
+      valueName: 'KEY',
+    }),
+  },
+  'nfd-features-dir': {
+    flag: flag.path({
+      description: "write node feature labels to DIR/kdp-<plugin> (NFD's features.d); off when absent",
+      valueName: 'DIR',
+    }),
+    serveOnly: true,
+  },
   'poll-interval': {
     flag: flag.duration({
       description: 'how often the change probe (without one: a full scan) runs',
@@ -159,7 +219,15 @@ interface FlagSlot {
   readonly configOf?: number;
   /** Refused by `discover`. */
   readonly serveOnly?: boolean;
+  /** A serve mode's flag: the mode's name (refused in any other mode). */
+  readonly modeOf?: string;
 }
+
+/** Common flags that only the device-plugin mode uses (refused in another `--mode`). */
+const DEVICE_PLUGIN_ONLY = new Set(['device-plugin-dir', 'registration']);
+
+/** The names of a program's serve modes other than `device-plugin`. */
+const modeNames = (program: Program): string[] => Object.keys(program.modes ?? {});
 
 /** Whether any plugin of a program reads procfs (and so takes `--proc-root`). */
 const readsProcfs = (program: Program): boolean =>
@@ -178,6 +246,23 @@ function slotsOf(program: Program): FlagSlot[] {
           : f,
       ...(serveOnly === true ? { serveOnly } : {}),
     }));
+  const modes = modeNames(program);
+  if (modes.length > 0) {
+    slots.push({
+      name: 'mode',
+      flag: flag.enum({
+        description: 'how the devices are served',
+        values: [DEVICE_PLUGIN_MODE, ...modes],
+        valueName: 'MODE',
+        default: DEVICE_PLUGIN_MODE,
+      }),
+      serveOnly: true,
+    });
+    for (const mode of modes) {
+      for (const [name, f] of Object.entries(program.modes?.[mode]?.flags ?? {}))
+        slots.push({ name, flag: f, serveOnly: true, modeOf: mode });
+    }
+  }
   if (program.multi) {
     slots.push({
       name: 'plugins',
@@ -194,7 +279,7 @@ function slotsOf(program: Program): FlagSlot[] {
       slots.push({
         name: `${prefix}config`,
         flag: flag.path({
-          description: 'YAML or JSON configuration; absent = documented defaults',
+          description: 'YAML or JSON configuration, or a directory of them (one per node); absent = defaults',
           valueName: 'FILE',
         }),
         configOf: index,
@@ -217,6 +302,39 @@ function slotsOf(program: Program): FlagSlot[] {
     seen.add(slot.name);
   }
   return slots;
+}
+
+/** How a program's own flags read a `--name value` pair: whether `name` is ours, and whether `value` suits it. */
+export interface OwnFlagProbe {
+  /** undefined: not one of our flags; else whether `value` is valid for it (always true for booleans). */
+  accepts(name: string, value: string | undefined): boolean | undefined;
+  /** Whether our flag `name` takes a value. */
+  takesValue(name: string): boolean;
+}
+
+/** The {@link OwnFlagProbe} of a program (compat layers ask it before reading a flag as an anchor's). */
+export function ownFlagProbe(program: Program): OwnFlagProbe {
+  const slots = new Map(slotsOf(program).map((slot) => [slot.name, slot.flag]));
+  for (const name of ['help', 'version']) slots.set(name, flag.boolean({ description: name }));
+  slots.set('output', flag.enum({ description: 'output', values: ['json', 'table'] as const }));
+  return {
+    accepts(name, value) {
+      const own = slots.get(name);
+      if (own === undefined) return undefined;
+      if (own.kind === 'boolean') return true;
+      if (value === undefined) return false;
+      try {
+        own.parse([value]);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    takesValue: (name) => {
+      const own = slots.get(name);
+      return own !== undefined && own.kind !== 'boolean';
+    },
+  };
 }
 
 /**
@@ -294,7 +412,12 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     pluginsRegistryDir: common('plugins-registry-dir') as string,
     metricsAddress,
     logLevel,
+    logDir: common('log-dir') as string | undefined,
+    nodeName: common('node-name') as string | undefined,
+    nodeConfigLabel: common('node-config-label') as string | undefined,
+    defaultConfig: common('default-config') as string | undefined,
     pollIntervalMs: common('poll-interval') as number | undefined,
+    nfdFeaturesDir: common('nfd-features-dir') as string | undefined,
   };
   const chosen = program.multi ? new Set(common('plugins') as string[]) : undefined;
   const plugins: PluginInvocation[] = [];
@@ -316,12 +439,45 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     plugins.push({ definition, configFile, flags: pluginFlags });
   });
   if (plugins.length === 0) throw new UsageError('--plugins names no plugin');
+  const mode = modeOf(program, slots, values, value);
   const output = values['output'] as string | undefined;
   if (command === 'serve' && output !== undefined) throw new UsageError('--output applies to discover only');
   if (output !== undefined && output !== 'json' && output !== 'table') {
     throw new UsageError(`--output ${JSON.stringify(output)} is not json or table`);
   }
-  return { command, common: flags, plugins, output: output === 'json' ? 'json' : 'table' };
+  return {
+    command,
+    common: flags,
+    plugins,
+    output: output === 'json' ? 'json' : 'table',
+    ...(mode !== undefined ? { mode } : {}),
+  };
+}
+
+/** `--mode` and its flags (undefined in a program without modes); a flag of another mode is a usage error. */
+function modeOf(
+  program: Program,
+  slots: readonly FlagSlot[],
+  values: Readonly<Record<string, unknown>>,
+  value: (slot: FlagSlot) => unknown,
+): { readonly name: string; readonly flags: Readonly<Record<string, unknown>> } | undefined {
+  if (modeNames(program).length === 0) return undefined;
+  const modeSlot = slots.find((slot) => slot.name === 'mode');
+  const name = modeSlot === undefined ? DEVICE_PLUGIN_MODE : (value(modeSlot) as string);
+  const flags: Record<string, unknown> = {};
+  for (const slot of slots) {
+    const given = values[slot.name] !== undefined;
+    const foreign =
+      slot.modeOf !== undefined
+        ? slot.modeOf !== name
+        : name !== DEVICE_PLUGIN_MODE && DEVICE_PLUGIN_ONLY.has(slot.name) && slot.plugin === undefined;
+    if (given && foreign)
+      throw new UsageError(
+        `--${slot.name} applies to --mode ${slot.modeOf ?? DEVICE_PLUGIN_MODE} only, not --mode ${name}`,
+      );
+    if (slot.modeOf === name) flags[slot.name] = value(slot);
+  }
+  return { name, flags };
 }
 
 /** `--device-list-strategy`: undefined when absent (each resource's default), never an empty list. */
@@ -346,13 +502,14 @@ export async function checkDirectories(
   flags: CommonFlags,
   command: 'serve' | 'discover',
   program?: Program,
+  mode: string = DEVICE_PLUGIN_MODE,
 ): Promise<void> {
   const dirs: Array<[string, string]> = [
     ['--sysfs-root', flags.sysfsRoot],
     ['--dev-root', flags.devRoot],
   ];
   if (program === undefined || readsProcfs(program)) dirs.push(['--proc-root', flags.procRoot]);
-  if (command === 'serve') {
+  if (command === 'serve' && mode === DEVICE_PLUGIN_MODE) {
     dirs.push(
       flags.registration === 'plugin-watcher'
         ? ['--plugins-registry-dir', flags.pluginsRegistryDir]
@@ -375,12 +532,16 @@ export function formatHelp(program: Program): string {
   const width = Math.max(...lines.map((line) => line.length));
   const row = (slot: FlagSlot): string => {
     const shown = slot.flag.defaultText === undefined ? '' : ` [${slot.flag.defaultText}]`;
-    const only = slot.serveOnly === true ? ' (serve)' : '';
+    const only =
+      slot.modeOf !== undefined ? ` (--mode ${slot.modeOf})` : slot.serveOnly === true ? ' (serve)' : '';
     return `  ${left(slot).padEnd(width)}  ${slot.flag.description}${shown}${only}`;
   };
   const commonRows = slots
     .filter((slot) => slot.plugin === undefined && slot.configOf === undefined)
     .map(row);
+  const modeRows = modeNames(program).map(
+    (name) => `  ${name.padEnd(width)}  ${program.modes?.[name]?.description ?? ''}`,
+  );
   const sections = program.plugins.map((definition, index) => {
     const own = slots.filter((slot) => slot.plugin?.index === index || slot.configOf === index).map(row);
     const interval = definition.scan.interval ?? '1s';
@@ -403,7 +564,18 @@ export function formatHelp(program: Program): string {
     ...commonRows,
     `  ${'--output json|table'.padEnd(width)}  discover only: output format [table]`,
     '',
+    ...(modeRows.length > 0
+      ? [
+          'Modes (--mode):',
+          `  ${DEVICE_PLUGIN_MODE.padEnd(width)}  the kubelet's device-plugin API (default)`,
+          ...modeRows,
+          '',
+        ]
+      : []),
     ...sections.flatMap((section) => [section, '']),
+    ...program.plugins.flatMap((definition) =>
+      (definition.compat ?? []).flatMap((layer) => [formatCompatHelp(layer, !program.multi), '']),
+    ),
     'Exit codes: 0 done (discover: the scan ran), 1 failure, 2 usage or configuration error.',
     '',
   ].join('\n');

@@ -4,7 +4,9 @@ import type { z } from 'zod';
 import type { UnknownKeyPolicy } from '../config/load-config';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import type { ResourceDeclaration, AllocateContext } from '../resource-declaration';
+import type { CompatLayer } from './compat/compat-layer';
 import type { ExcludedDevice } from './discover-result';
+import type { FeatureLabels } from './feature-labels';
 import type { FlagSpecs, FlagValues } from './flags';
 
 /**
@@ -91,6 +93,13 @@ export interface ResourceSet {
   readonly excluded?: readonly ExcludedDevice[];
   /** Problems worth an operator's attention; logged once each while they last. */
   readonly warnings?: readonly string[];
+  /**
+   * Whether a device the scan no longer has is gone for good, so the runtime forgets it at once instead of keeping
+   * it Unhealthy for `health.vanishedGraceMs` (a MIG device of a GPU that reports a new partition layout). Called
+   * with each remembered device (its last entry, payload included) missing from its resource.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each resource has a payload type of its own
+  readonly retired?: (device: PluginDevice<any>) => boolean;
 }
 
 /**
@@ -132,7 +141,8 @@ export interface ChangeProbe {
 export interface HealthPolicy<C, F extends FlagSpecs> {
   /**
    * How long a device that vanished from its resource stays advertised as Unhealthy (its last entry), so the
-   * kubelet sees it fail instead of silently disappear; `Infinity` keeps it until it returns. Default 0.
+   * kubelet sees it fail instead of silently disappear; `Infinity` keeps it until it returns (or the resource set's
+   * `retired` says it is gone for good). Default 0.
    */
   readonly vanishedGraceMs?: number | ((ctx: SetupContext<C, F>) => number);
   /** Which vanished devices are kept: every one (default), or only those handed to a container. */
@@ -166,6 +176,11 @@ export interface PluginDefinition<
   };
   /** The plugin's own flags (built with `flag.*`). */
   readonly flags?: F;
+  /**
+   * Drop-in layers for the established plugins this one replaces: their flags, environment variables, default
+   * configuration paths and file formats, mapped onto ours (flags and variables in the plugin's own binary only).
+   */
+  readonly compat?: readonly CompatLayer[];
   /** Roots read besides sysfs and /dev: `procfs: true` offers `--proc-root` (a plugin without it has none). */
   readonly reads?: { readonly procfs?: boolean };
   /** Creates what lives as long as the process (event sources, caches); its result is `ctx.state`. */
@@ -189,6 +204,16 @@ export interface PluginDefinition<
   };
   /** Turns a scan (and the configuration) into the resources to advertise; pure, called after every scan. */
   readonly resources: (scan: S, ctx: PluginContext<z.output<Schema>, F, St>) => ResourceSet;
+  /**
+   * Node feature labels for what the scan found (`nvidia.com/gpu.product`, `<resource>.count`), called with the set
+   * `resources` returned; `serve --nfd-features-dir DIR` writes them to Node Feature Discovery's feature file
+   * `DIR/kdp-<name>` after every scan (only when they changed) and removes it at shutdown. Invalid labels are dropped
+   * with a warning.
+   */
+  readonly features?: (
+    set: ResourceSet,
+    ctx: PluginContext<z.output<Schema>, F, St>,
+  ) => FeatureLabels | Promise<FeatureLabels>;
   /** Device memory across scans (vanished devices, devices never healthy). */
   readonly health?: HealthPolicy<z.output<Schema>, F>;
   /** Optional lifecycle hooks (serve only). */

@@ -83,6 +83,30 @@ describe('createDeviceMemory', () => {
     ]);
   });
 
+  it('forgets at once a vanished device the scan says is retired; keeps the others Unhealthy', () => {
+    const memory = createDeviceMemory({
+      graceMs: Number.POSITIVE_INFINITY,
+      keep: 'all',
+      holdUntilHealthy: false,
+    });
+    memory.advertise('r', [device('a'), device('b'), device('c')], 0);
+    const asked: string[] = [];
+    const retired = (old: PluginDevice<unknown>): boolean => {
+      asked.push(`${old.id}:${String(old.payload)}`);
+      return old.id === 'b';
+    };
+    expect(ids(memory.advertise('r', [device('a')], 1, retired).devices)).toEqual([
+      'a:Healthy',
+      'c:Unhealthy',
+    ]);
+    // Asked about the vanished devices only, with their last payload.
+    expect(asked).toEqual(['b:payload-b', 'c:payload-c']);
+    // Forgotten for good: no longer remembered on the next scan either, even without the predicate.
+    expect(ids(memory.advertise('r', [device('a')], 2).devices)).toEqual(['a:Healthy', 'c:Unhealthy']);
+    expect(ids(memory.advertise('r', [device('a')], 3, () => true).devices)).toEqual(['a:Healthy']);
+    expect(memory.remembers('r')).toBe(false);
+  });
+
   it('keeps resources apart and forgets one on request', () => {
     const memory = createDeviceMemory({ graceMs: 1000, keep: 'all', holdUntilHealthy: false });
     memory.advertise('r', [device('a')], 0);

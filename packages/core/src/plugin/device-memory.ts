@@ -21,8 +21,16 @@ export interface Advertised<P> {
 
 /** What the runtime remembers of each resource's devices between scans. */
 export interface DeviceMemory {
-  /** Folds in a resource's devices from a scan at time `now`. */
-  advertise<P>(resource: string, devices: readonly PluginDevice<P>[], now: number): Advertised<P>;
+  /**
+   * Folds in a resource's devices from a scan at time `now`. A remembered device missing from the scan that
+   * `retired` accepts is gone for good: forgotten at once instead of being kept Unhealthy.
+   */
+  advertise<P>(
+    resource: string,
+    devices: readonly PluginDevice<P>[],
+    now: number,
+    retired?: (device: PluginDevice<unknown>) => boolean,
+  ): Advertised<P>;
   /** Records that these devices were handed to a container. */
   allocated(resource: string, ids: readonly string[]): void;
   /** Whether vanished devices of a resource are still remembered. */
@@ -58,7 +66,12 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
     return memory;
   };
   return {
-    advertise<P>(resource: string, devices: readonly PluginDevice<P>[], now: number): Advertised<P> {
+    advertise<P>(
+      resource: string,
+      devices: readonly PluginDevice<P>[],
+      now: number,
+      retired?: (device: PluginDevice<unknown>) => boolean,
+    ): Advertised<P> {
       const memory = memoryOf(resource);
       const graceMs = typeof options.graceMs === 'function' ? options.graceMs() : options.graceMs;
       const present = new Set<string>();
@@ -78,7 +91,7 @@ export function createDeviceMemory(options: DeviceMemoryOptions): DeviceMemory {
         }
         const since = memory.goneSince.get(id) ?? now;
         const wanted = options.keep === 'all' || memory.allocated.has(id);
-        if (!wanted || now - since >= graceMs) {
+        if (!wanted || now - since >= graceMs || retired?.(old) === true) {
           memory.goneSince.delete(id);
           memory.everHealthy.delete(id);
           memory.allocated.delete(id);

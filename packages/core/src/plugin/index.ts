@@ -21,6 +21,8 @@ export type {
   SetupContext,
   WatchSpec,
 } from './define-plugin';
+export { featureLabelProblem, resourceCountLabels, toLabelValue } from './feature-labels';
+export type { FeatureLabels } from './feature-labels';
 export { flag, formatDuration, parseDuration } from './flags';
 export type {
   BooleanFlagOptions,
@@ -36,6 +38,9 @@ export type {
   StringFlagOptions,
 } from './flags';
 export { runPlugin, runPlugins } from './run-plugin';
+export { DEVICE_PLUGIN_MODE } from './serve-mode';
+export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
+export { cdiEditsOf } from './cdi-publisher';
 export type { MultiPluginProgram, ProcessSignals, RunIo, TextSink } from './run-plugin';
 export { checkDirectories, formatHelp, parseCommandLine } from './command-line';
 export type { Command, CommonFlags, PluginInvocation, Program } from './command-line';
@@ -52,3 +57,13 @@ export type {
   ExcludedDevice,
 } from './discover-result';
 export { formatDiscoverTable } from './format-discover-table';
+export { isRefused, klogFlags, klogVerbosityLevel, parseGoBool, parseGoInt } from './compat';
+export type {
+  AcceptedCompatOption,
+  CompatConfigFormat,
+  CompatConversion,
+  CompatLayer,
+  CompatOption,
+  CompatTarget,
+  RefusedCompatOption,
+} from './compat';

@@ -1,17 +1,17 @@
 import type { Clock, Logger } from '@kdp/base';
 import { defaultAllocation } from '../container-allocation';
-import type { DevicePlugin } from '../device-plugin';
 import { createPushSource, type PushSource } from '../device-source';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import { defineResource, type AllocateContext, type ResourceDeclaration } from '../resource-declaration';
 import type { ResourceSet, ResourceSpec } from './define-plugin';
 import { heldExclusion, type DeviceMemory } from './device-memory';
+import type { ResourceHost } from './serve-mode';
 import type { ExcludedDevice } from './discover-result';
 
 /** Options of {@link createResourceApplier}. */
 export interface ResourceApplierOptions {
   /** The process's device plugin, shared by every plugin it hosts. */
-  readonly plugin: DevicePlugin;
+  readonly plugin: ResourceHost;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly memory: DeviceMemory;
@@ -174,7 +174,7 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
       for (const name of new Set([...entries.keys(), ...specs.keys()])) {
         const spec = specs.get(name) ?? entries.get(name)?.spec;
         if (spec === undefined) continue;
-        const { devices, held } = memory.advertise(name, specs.get(name)?.devices ?? [], now);
+        const { devices, held } = memory.advertise(name, specs.get(name)?.devices ?? [], now, set.retired);
         excluded.push(...held.map(heldExclusion));
         if (!specs.has(name) && devices.length === 0) gone.push(name);
         else advertised.push({ ...spec, devices });

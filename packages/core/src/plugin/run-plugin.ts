@@ -7,27 +7,43 @@ import {
   type ProbeServer,
 } from '@kdp/base';
 import { createHost } from '@kdp/topology';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { bindPluginMetrics } from '../bind-plugin-metrics';
 import { formatConfigIssues, isConfigError, type ConfigIssue } from '../config/config-error';
-import { loadConfig, validateConfigValue, type LoadConfigOptions } from '../config/load-config';
+import {
+  loadConfig,
+  validateConfigValue,
+  type ConfigTransform,
+  type LoadConfigOptions,
+} from '../config/load-config';
 import { watchConfig, type ConfigWatcher } from '../config/watch-config';
 import { createDevicePlugin } from '../device-plugin';
+import { selectNodeConfig } from '../config/select-node-config';
+import { inClusterAccess, type KubeApiAccess } from '../kube/kube-api-access';
+import { createNodeLabelWatch, type NodeLabelWatch } from '../kube/node-label-watch';
 import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics';
+import { applyCompat, type CompatResult } from './compat/apply-compat';
+import { createCompatConfigTransform } from './compat/compat-config';
+import { openLogFile, type LogFile } from './log-file';
 import {
   checkDirectories,
   formatHelp,
+  ownFlagProbe,
   parseCommandLine,
   type CommonFlags,
   type PluginInvocation,
   type Program,
 } from './command-line';
+import type { CompatLayer } from './compat/compat-layer';
 import type { AnyPluginDefinition } from './define-plugin';
 import { discoverPlugin } from './discover-plugin';
 import { toDiscoverDocument, type DiscoverResult } from './discover-result';
 import { ExitCode, UsageError } from './exit-code';
 import { formatDiscoverTable } from './format-discover-table';
 import { servePlugin, type ServedPlugin } from './serve-plugin';
+import { DEVICE_PLUGIN_MODE, type ResourceHost, type RunOptions, type ServeModeBackend } from './serve-mode';
 
 /** Something text can be written to (process.stdout, a test buffer). */
 export interface TextSink {
@@ -54,6 +70,14 @@ export interface RunIo {
   readonly exit?: (code: number) => void;
   /** Quiet time after a configuration file changed before it is reloaded (default 200 ms). */
   readonly configDebounceMs?: number;
+  /** The environment compat layers read (default `process.env`). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where compat layers' default configuration paths are looked up (default `/`; tests use a temp dir). */
+  readonly anchorRoot?: string;
+  /** The API server for `--node-config-label` (default: the pod's in-cluster service account). */
+  readonly kubeApi?: KubeApiAccess;
+  /** How often the node's labels are read again for `--node-config-label` (default 10 s). */
+  readonly nodeLabelIntervalMs?: number;
 }
 
 /**
@@ -75,13 +99,18 @@ export interface MultiPluginProgram {
  * generated from the declared flags), configuration load and reload, scans, resources, metrics, signals and
  * exit codes (0 done, 1 failure, 2 usage or configuration error). Resolves with the exit code.
  */
-export function runPlugin(definition: AnyPluginDefinition, io: RunIo = {}): Promise<number> {
+export function runPlugin(
+  definition: AnyPluginDefinition,
+  io: RunIo = {},
+  options: RunOptions = {},
+): Promise<number> {
   const program: Program = {
     binary: definition.binary,
     title: definition.title,
     version: definition.version,
     plugins: [definition],
     multi: false,
+    ...(options.modes !== undefined ? { modes: options.modes } : {}),
   };
   return runProgram(program, io);
 }
@@ -90,14 +119,21 @@ export function runPlugin(definition: AnyPluginDefinition, io: RunIo = {}): Prom
  * Runs several plugins in one process: `serve --plugins gpu,usb` (default: all), each with its own
  * `--<name>-config` and `--<name>-<flag>`, sharing one device plugin, one metrics port and one set of roots.
  */
-export function runPlugins(program: MultiPluginProgram, io: RunIo = {}): Promise<number> {
+export function runPlugins(
+  program: MultiPluginProgram,
+  io: RunIo = {},
+  options: RunOptions = {},
+): Promise<number> {
   const names = new Set<string>();
   for (const definition of program.plugins) {
     if (names.has(definition.name))
       throw new Error(`${program.binary}: plugin ${definition.name} is listed twice`);
     names.add(definition.name);
   }
-  return runProgram({ ...program, multi: true }, io);
+  return runProgram(
+    { ...program, multi: true, ...(options.modes !== undefined ? { modes: options.modes } : {}) },
+    io,
+  );
 }
 
 async function runProgram(program: Program, io: RunIo): Promise<number> {
@@ -117,10 +153,29 @@ async function runProgram(program: Program, io: RunIo): Promise<number> {
 
 async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSink): Promise<number> {
   let command;
+  let compat: CompatResult | undefined;
   try {
-    command = parseCommandLine(program, io.argv ?? process.argv.slice(2));
-    if (command.command === 'serve' || command.command === 'discover')
-      await checkDirectories(command.common, command.command, program);
+    let argv = io.argv ?? process.argv.slice(2);
+    const layers = program.multi ? [] : (program.plugins[0]?.compat ?? []);
+    if (layers.length > 0) {
+      const probe = ownFlagProbe(program);
+      compat = applyCompat({
+        layers,
+        argv,
+        env: io.env ?? process.env,
+        ownFlag: (name, value) => probe.accepts(name, value),
+        ownTakesValue: (name) => probe.takesValue(name),
+      });
+      argv = compat.argv;
+      // An anchor's DaemonSet `args` replace the image's default `serve`: anchor flags without a command mean serve.
+      const COMMANDS = ['serve', 'discover', '--help', '-h', '--version'];
+      if (compat.anchorFlags && !argv.some((token) => COMMANDS.includes(token))) argv = ['serve', ...argv];
+    }
+    command = parseCommandLine(program, argv);
+    if (command.command === 'serve' || command.command === 'discover') {
+      await checkDirectories(command.common, command.command, program, command.mode?.name);
+      command = { ...command, plugins: await withDefaultConfigs(command.plugins, io.anchorRoot ?? '/') };
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     stderr.write(`${program.binary}: ${error.message}\n\nRun ${program.binary} --help for the flags.\n`);
@@ -134,8 +189,27 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     stdout.write(`${program.binary} ${program.version}\n`);
     return ExitCode.Ok;
   }
-  const { common, plugins } = command;
-  const logger = createLogger({ level: common.logLevel, name: program.binary, destination: stderr });
+  const { common } = command;
+  const patches = compat?.patches ?? [];
+  const plugins = command.plugins.map((invocation): ConfiguredPlugin => ({
+    ...invocation,
+    transform: createCompatConfigTransform(invocation.definition.compat ?? [], program.multi ? [] : patches),
+  }));
+  let logFile: LogFile | undefined;
+  if (common.logDir !== undefined) {
+    try {
+      logFile = await openLogFile(common.logDir, program.binary);
+    } catch (error) {
+      stderr.write(`${program.binary}: --log-dir ${common.logDir}: ${(error as Error).message}\n`);
+      return ExitCode.Usage;
+    }
+  }
+  const logger = createLogger({
+    level: common.logLevel,
+    name: program.binary,
+    destination: logFile === undefined ? stderr : logFile.tee(stderr),
+  });
+  for (const line of compat?.applied ?? []) logger.info({ compat: line }, 'anchor option applied');
   const loggerOf = (definition: AnyPluginDefinition): Logger =>
     program.multi ? logger.child({ plugin: definition.name }) : logger;
   const clock = io.clock ?? systemClock;
@@ -178,12 +252,54 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     defaultMetrics: command.common.metricsAddress !== undefined,
   });
   let probeServer: ProbeServer | undefined;
+  let nodeLabels: NodeLabelWatch | undefined;
+  const env = io.env ?? process.env;
+  const nodeName = common.nodeName ?? env['NODE_NAME'];
   try {
+    if (common.nodeConfigLabel !== undefined) {
+      const access = io.kubeApi ?? (await inClusterAccess(env));
+      if (nodeName === undefined || nodeName === '' || access === undefined) {
+        const missing =
+          access === undefined
+            ? 'the API server (an in-cluster service account)'
+            : 'the node name (--node-name or $NODE_NAME)';
+        throw new UsageError(`--node-config-label ${common.nodeConfigLabel} needs ${missing}`);
+      }
+      nodeLabels = createNodeLabelWatch({
+        access,
+        nodeName,
+        ...(io.nodeLabelIntervalMs !== undefined ? { intervalMs: io.nodeLabelIntervalMs } : {}),
+        onChange: (labels) => {
+          logger.info(
+            { label: common.nodeConfigLabel, value: labels[common.nodeConfigLabel ?? ''] ?? null },
+            'node labels read',
+          );
+          for (const config of configs) void config.watcher?.reload('file');
+        },
+        onError: (error) =>
+          logger.warn(
+            { problem: error.message },
+            'cannot read the node labels; selecting the configuration without them',
+          ),
+      });
+      await nodeLabels.refresh();
+      if (command.command === 'serve') nodeLabels.start();
+    }
+    const selectFile = (dir: string) =>
+      selectNodeConfig(dir, {
+        ...(nodeName !== undefined && nodeName !== '' ? { nodeName } : {}),
+        ...(common.nodeConfigLabel !== undefined ? { label: common.nodeConfigLabel } : {}),
+        ...(nodeLabels !== undefined ? { labels: () => nodeLabels?.current() } : {}),
+        ...(common.defaultConfig !== undefined ? { defaultKey: common.defaultConfig } : {}),
+      });
+    for (const invocation of plugins) invocation.selectFile = selectFile;
     if (command.command === 'discover') {
       const results: DiscoverResult[] = [];
       const configWarnings: string[] = [];
+      const configValues: Record<string, unknown> = {};
       for (const invocation of plugins) {
         const { value, warnings } = await loadOnce(invocation);
+        configValues[invocation.definition.name] = value;
         configWarnings.push(...warnings.map((w) => formatConfigIssues(invocation.configFile ?? '', [w])));
         results.push(
           await discoverPlugin({
@@ -206,8 +322,12 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
         },
         configWarnings,
       );
+      // The running configuration, converted from an anchor's format where it was one (one plugin: itself).
+      const config = program.multi ? configValues : Object.values(configValues)[0];
       stdout.write(
-        command.output === 'json' ? `${JSON.stringify(doc, null, 2)}\n` : formatDiscoverTable(doc),
+        command.output === 'json'
+          ? `${JSON.stringify({ ...doc, config }, null, 2)}\n`
+          : formatDiscoverTable(doc),
       );
       return ExitCode.Ok;
     }
@@ -224,6 +344,9 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
       configs,
       signal: controller.signal,
       setProbeServer: (server) => (probeServer = server),
+      mode: command.mode,
+      env,
+      nodeName,
     });
   } catch (error) {
     if (isConfigError(error) || error instanceof UsageError) {
@@ -234,8 +357,10 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
     stderr.write(`${program.binary}: ${error instanceof Error ? error.message : String(error)}\n`);
     return ExitCode.Failure;
   } finally {
+    nodeLabels?.stop();
     for (const config of configs) config.watcher?.close();
     await probeServer?.close();
+    await logFile?.close();
     // The process's own listeners stay until it exits: removing the last one restores the kernel's default
     // action at once, and a SIGTERM between that and the exit would kill the process by signal (status 143).
     if (io.signals !== undefined) {
@@ -248,13 +373,22 @@ async function run(program: Program, io: RunIo, stdout: TextSink, stderr: TextSi
 
 const schemaOf = (definition: AnyPluginDefinition): z.ZodType =>
   definition.config?.schema ?? z.strictObject({});
-const loadOptionsOf = (definition: AnyPluginDefinition): LoadConfigOptions => ({
-  unknownKeys: definition.config?.unknownKeys ?? 'error',
+/** A plugin as the command line configures it, with the compat layers' configuration transform. */
+interface ConfiguredPlugin extends PluginInvocation {
+  readonly transform: ConfigTransform | undefined;
+  /** Chooses this node's file when the configuration is a directory. */
+  selectFile?: LoadConfigOptions['selectFile'];
+}
+
+const loadOptionsOf = (invocation: ConfiguredPlugin): LoadConfigOptions => ({
+  unknownKeys: invocation.definition.config?.unknownKeys ?? 'error',
+  ...(invocation.transform !== undefined ? { transform: invocation.transform } : {}),
+  ...(invocation.selectFile !== undefined ? { selectFile: invocation.selectFile } : {}),
 });
 
 /** Loads a plugin's configuration once: its file, or its defaults through the schema. */
 async function loadOnce(
-  invocation: PluginInvocation,
+  invocation: ConfiguredPlugin,
 ): Promise<{ value: unknown; warnings: readonly ConfigIssue[] }> {
   const { definition } = invocation;
   if (invocation.configFile === undefined) {
@@ -262,16 +396,39 @@ async function loadOnce(
       '<built-in defaults>',
       definition.config?.defaults ?? {},
       schemaOf(definition),
-      loadOptionsOf(definition),
+      loadOptionsOf(invocation),
     );
   }
-  return loadConfig(invocation.configFile, schemaOf(definition), loadOptionsOf(definition));
+  return loadConfig(invocation.configFile, schemaOf(definition), loadOptionsOf(invocation));
+}
+
+/**
+ * A plugin without `--config` whose compat layers name default files (`/etc/pcidp/config.json`) loads the first
+ * that exists, as the anchor would; `root` prefixes them (tests).
+ */
+async function withDefaultConfigs(
+  plugins: readonly PluginInvocation[],
+  root: string,
+): Promise<PluginInvocation[]> {
+  return Promise.all(
+    plugins.map(async (invocation) => {
+      if (invocation.configFile !== undefined || plugins.length > 1) return invocation;
+      for (const path of (invocation.definition.compat ?? []).flatMap(
+        (layer: CompatLayer) => layer.defaultConfigPaths ?? [],
+      )) {
+        const file = join(root, path);
+        if ((await stat(file).catch(() => undefined))?.isFile() === true)
+          return { ...invocation, configFile: file };
+      }
+      return invocation;
+    }),
+  );
 }
 
 interface ServeOptions {
   readonly program: Program;
   readonly common: CommonFlags;
-  readonly plugins: readonly PluginInvocation[];
+  readonly plugins: readonly ConfiguredPlugin[];
   readonly io: RunIo;
   readonly logger: Logger;
   readonly loggerOf: (definition: AnyPluginDefinition) => Logger;
@@ -281,6 +438,10 @@ interface ServeOptions {
   readonly configs: Array<{ current: () => unknown; watcher?: ConfigWatcher<unknown> }>;
   readonly signal: AbortSignal;
   readonly setProbeServer: (server: ProbeServer) => void;
+  /** `--mode` and its flags (absent: the program has no modes). */
+  readonly mode: { readonly name: string; readonly flags: Readonly<Record<string, unknown>> } | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly nodeName: string | undefined;
 }
 
 async function serve(options: ServeOptions): Promise<number> {
@@ -300,12 +461,15 @@ async function serve(options: ServeOptions): Promise<number> {
     const watcher = await watchConfig({
       file,
       schema: schemaOf(invocation.definition),
-      ...loadOptionsOf(invocation.definition),
+      ...loadOptionsOf(invocation),
       signals: null,
       ...(options.io.configDebounceMs !== undefined ? { debounceMs: options.io.configDebounceMs } : {}),
       onChange: (change) => {
         metrics.configReload(true);
-        pluginLogger.info({ config: file, reason: change.reason }, 'configuration reloaded');
+        pluginLogger.info(
+          { config: file, reason: change.reason, ...(change.selected ? { selected: change.selected } : {}) },
+          'configuration reloaded',
+        );
         logWarnings(pluginLogger, file, change.warnings);
         served[options.configs.indexOf(entry)]?.reconfigured();
       },
@@ -318,20 +482,45 @@ async function serve(options: ServeOptions): Promise<number> {
       },
     });
     logWarnings(pluginLogger, file, watcher.warnings);
+    if (watcher.selected !== undefined)
+      pluginLogger.info({ config: file, selected: watcher.selected }, 'configuration chosen for this node');
     entry.watcher = watcher;
     entry.current = () => watcher.current;
     options.configs.push(entry);
   }
   let started = false;
+  const modeName = options.mode?.name ?? DEVICE_PLUGIN_MODE;
+  const mode = modeName === DEVICE_PLUGIN_MODE ? undefined : options.program.modes?.[modeName];
+  if (modeName !== DEVICE_PLUGIN_MODE && mode === undefined)
+    throw new UsageError(`unknown --mode ${modeName}`);
+  let backend: ServeModeBackend | undefined;
+  if (mode !== undefined)
+    backend = await mode.create({
+      binary: options.program.binary,
+      version: options.program.version,
+      common,
+      flags: options.mode?.flags ?? {},
+      nodeName: options.nodeName === '' ? undefined : options.nodeName,
+      env: options.env,
+      plugins: options.plugins.map((invocation) => invocation.definition),
+      logger,
+      loggerOf: options.loggerOf,
+      clock: options.clock,
+      host: options.host,
+      signal,
+    });
+  const ready = (): { ok: boolean; message?: string } =>
+    backend === undefined ? metrics.readiness() : (backend.readiness?.() ?? { ok: true });
   if (common.metricsAddress !== undefined) {
     const server = await startProbeServer({
       address: common.metricsAddress,
       metrics: metrics.registry,
-      readiness: () => (started ? metrics.readiness() : { ok: false, message: 'first scan not finished' }),
+      readiness: () => (started ? ready() : { ok: false, message: 'first scan not finished' }),
     });
     options.setProbeServer(server);
     logger.info({ url: server.url }, 'serving /metrics, /healthz and /readyz');
   }
+  if (backend !== undefined) return serveMode(options, backend, served, () => (started = true));
   const devicePlugin = createDevicePlugin({
     devicePluginDir: common.devicePluginDir,
     registration: common.registration,
@@ -341,33 +530,8 @@ async function serve(options: ServeOptions): Promise<number> {
   });
   const unbind = bindPluginMetrics(devicePlugin, metrics);
   const owners = new Map<string, string>();
-  options.plugins.forEach((invocation, index) => {
-    served.push(
-      servePlugin({
-        definition: invocation.definition,
-        flags: invocation.flags,
-        host: options.host,
-        cdiDir: common.cdiDir,
-        deviceListStrategy: common.deviceListStrategy,
-        metrics,
-        pollIntervalMs: common.pollIntervalMs,
-        config: () => options.configs[index]?.current(),
-        devicePlugin,
-        owners,
-        logger: options.loggerOf(invocation.definition),
-        clock: options.clock,
-        signal,
-      }),
-    );
-  });
-  logger.info(
-    {
-      version: options.program.version,
-      plugins: options.plugins.map((p) => p.definition.name),
-      flags: common,
-    },
-    'starting',
-  );
+  served.push(...servePlugins(options, () => devicePlugin, owners));
+  logStarting(options);
   // Lifecycle timers do not hold the event loop; while the plugin waits for a restarting kubelet, this does.
   const keepAlive = setInterval(() => undefined, 60_000);
   try {
@@ -385,6 +549,79 @@ async function serve(options: ServeOptions): Promise<number> {
     await Promise.all(served.map((plugin) => plugin.stop()));
     await devicePlugin.stop();
     unbind();
+    for (const plugin of served) await plugin.stopHook();
+  }
+  logger.info({}, 'stopped');
+  return ExitCode.Ok;
+}
+
+/** One {@link servePlugin} per plugin of the process, each serving its resources on `hostOf(definition)`. */
+function servePlugins(
+  options: ServeOptions,
+  hostOf: (definition: AnyPluginDefinition) => ResourceHost,
+  owners: Map<string, string>,
+): ServedPlugin[] {
+  const { common } = options;
+  return options.plugins.map((invocation, index) =>
+    servePlugin({
+      definition: invocation.definition,
+      flags: invocation.flags,
+      host: options.host,
+      cdiDir: common.cdiDir,
+      deviceListStrategy: common.deviceListStrategy,
+      metrics: options.metrics,
+      pollIntervalMs: common.pollIntervalMs,
+      nfdFeaturesDir: common.nfdFeaturesDir,
+      config: () => options.configs[index]?.current(),
+      devicePlugin: hostOf(invocation.definition),
+      owners,
+      logger: options.loggerOf(invocation.definition),
+      clock: options.clock,
+      signal: options.signal,
+    }),
+  );
+}
+
+function logStarting(options: ServeOptions): void {
+  options.logger.info(
+    {
+      version: options.program.version,
+      plugins: options.plugins.map((p) => p.definition.name),
+      flags: options.common,
+      ...(options.mode !== undefined ? { mode: options.mode.name } : {}),
+    },
+    'starting',
+  );
+}
+
+/**
+ * `serve` in a mode other than device-plugin: the same scans feed the mode's backend, which starts once every
+ * plugin's first scan is applied and stops after the scans (before the plugins' stop hooks).
+ */
+async function serveMode(
+  options: ServeOptions,
+  backend: ServeModeBackend,
+  served: ServedPlugin[],
+  markStarted: () => void,
+): Promise<number> {
+  const { logger, signal } = options;
+  served.push(...servePlugins(options, (definition) => backend.resources(definition), new Map()));
+  logStarting(options);
+  const keepAlive = setInterval(() => undefined, 60_000);
+  try {
+    await Promise.all(served.map((plugin) => plugin.start()));
+    await backend.start();
+    markStarted();
+    await Promise.race([
+      new Promise<void>((resolve) =>
+        signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+      ),
+      ...(backend.stopped !== undefined ? [backend.stopped] : []),
+    ]);
+  } finally {
+    clearInterval(keepAlive);
+    await Promise.all(served.map((plugin) => plugin.stop()));
+    await backend.stop();
     for (const plugin of served) await plugin.stopHook();
   }
   logger.info({}, 'stopped');

@@ -56,7 +56,7 @@ describe('runPlugins', () => {
     expect(stdout).toContain('  --plugins LIST               the plugins to run [alpha,beta]\n');
     expect(stdout).toContain('alpha: alpha plugin (default poll interval 1h):\n');
     expect(stdout).toContain(
-      '  --alpha-config FILE          YAML or JSON configuration; absent = documented defaults\n',
+      '  --alpha-config FILE          YAML or JSON configuration, or a directory of them (one per node); absent = defaults\n',
     );
     expect(stdout).toContain('  --beta-dir DIR               device files\n');
     expect(stdout).toContain('beta: beta plugin (default poll interval 30m):\n');

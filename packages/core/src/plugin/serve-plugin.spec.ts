@@ -1,10 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { startPluginRun, type PluginRun } from '../testing/start-plugin-run';
 import { definePlugin } from './define-plugin';
+import { resourceCountLabels } from './feature-labels';
 
 // A plugin with no watch at all: every change must come through its change probe. Each directory
 // class/thing/<id> is a device, Healthy while its `state` reads `up`.
@@ -111,5 +112,102 @@ describe('servePlugin with a change probe', () => {
     await sim.until('example.com/thing', (s) => s.healthy.length === 3);
     expect(await scans('probe')).toBeGreaterThanOrEqual(3);
     expect(await scans('interval')).toBe(0);
+  }, 60_000);
+});
+
+// The probed plugin with node feature labels: a count per resource, and one label NFD could not take.
+const labelled = definePlugin({
+  ...probed,
+  name: 'labelled',
+  binary: 'labelled-device-plugin',
+  features: (set) => ({ ...resourceCountLabels(set), 'no-prefix': 'x' }),
+});
+
+describe('servePlugin with --nfd-features-dir', () => {
+  let features: string;
+  beforeEach(() => {
+    features = mkdtempSync(join(tmpdir(), 'kdp-features-'));
+  });
+  afterEach(() => rmSync(features, { recursive: true, force: true }));
+  const roots = () => [
+    '--sysfs-root',
+    fixture.root,
+    '--dev-root',
+    fixture.devRoot,
+    '--device-plugin-dir',
+    dp,
+  ];
+  const file = () => join(features, 'kdp-labelled');
+  const read = async (): Promise<string> => {
+    try {
+      return readFileSync(file(), 'utf8');
+    } catch {
+      return '';
+    }
+  };
+
+  it('writes the feature file when the labels change, drops bad labels with a warning, removes it on SIGTERM', async () => {
+    fixture.write('class/thing/a/state', 'up\n');
+    fixture.write('class/thing/b/state', 'up\n');
+    run = startPluginRun(labelled, ['serve', ...roots(), '--nfd-features-dir', features]);
+    const written = await run.waitForLog((l) => l['msg'] === 'node feature labels written');
+    expect(written).toMatchObject({ file: file(), labels: 1 });
+    expect(await read()).toBe(
+      '# labelled-device-plugin 1.0.0: node feature labels, removed when it stops\nexample.com/thing.count=2\n',
+    );
+    await run.waitForLog((l) => String(l['msg']).startsWith('node feature label "no-prefix" dropped'));
+
+    fixture.write('class/thing/c/state', 'up\n'); // a new device: a new count
+    await eventually(read, (text) => text.includes('example.com/thing.count=3\n'), 'the feature file');
+    fixture.write('class/thing/b/state', 'down\n'); // health only: the labels stay as they are
+    await sim.until('example.com/thing', (s) => s.unhealthy.includes('b'));
+    expect(readdirSync(features)).toEqual(['kdp-labelled']); // no temporary file left behind
+
+    run.signal('SIGTERM');
+    expect(await run.done).toBe(0);
+    const logs = run.logs();
+    run = undefined;
+    expect(readdirSync(features)).toEqual([]);
+    // Written twice (2 things, then 3), never for the health change.
+    expect(logs.filter((l) => l['msg'] === 'node feature labels written')).toHaveLength(2);
+  }, 60_000);
+
+  it('writes one file per plugin in a multi-plugin binary; discover refuses the flag', async () => {
+    fixture.write('class/thing/a/state', 'up\n');
+    const other = definePlugin({
+      ...labelled,
+      name: 'other',
+      resources: () => ({
+        resources: [{ name: 'example.com/other', devices: [{ id: 'o', health: 'Healthy' }] }],
+      }),
+    });
+    const program = { binary: 'multi', title: 'Multi', version: '1.0.0', plugins: [labelled, other] };
+    const discover = startPluginRun(program, [
+      ...['discover', '--sysfs-root', fixture.root, '--dev-root', fixture.devRoot],
+      ...['--nfd-features-dir', features],
+    ]);
+    expect(await discover.done).toBe(2);
+    expect(discover.stderr()).toContain('--nfd-features-dir applies to serve only');
+
+    run = startPluginRun(program, ['serve', ...roots(), '--nfd-features-dir', features]);
+    // Dot-named temporary files of an atomic write in flight do not count (NFD skips them too).
+    await eventually(
+      async () =>
+        readdirSync(features)
+          .filter((name) => !name.startsWith('.'))
+          .sort(),
+      (names) => names.length === 2,
+      'the feature files',
+    );
+    expect(
+      readdirSync(features)
+        .filter((name) => !name.startsWith('.'))
+        .sort(),
+    ).toEqual(['kdp-labelled', 'kdp-other']);
+    expect(readFileSync(join(features, 'kdp-other'), 'utf8')).toContain('\nexample.com/other.count=1\n');
+    run.signal('SIGTERM');
+    expect(await run.done).toBe(0);
+    run = undefined;
+    expect(readdirSync(features)).toEqual([]);
   }, 60_000);
 });

@@ -1,16 +1,18 @@
 import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
-import type { DevicePlugin } from '../device-plugin';
 import type { PluginMetrics } from '../metrics/plugin-metrics';
 import { createCdiPublisher } from './cdi-publisher';
 import type { AnyPluginDefinition, ChangeProbe, DeviceListStrategy, ResourceSet } from './define-plugin';
 import { handOver, strategiesOf } from './device-list';
 import { createDeviceMemory } from './device-memory';
+import { createFeatureFile, type FeatureFile } from './feature-file';
+import { checkFeatureLabels } from './feature-labels';
 import { parseDuration } from './flags';
 import { createPluginContext, watchedDirectories, type MutablePluginContext } from './plugin-context';
 import { createResourceApplier } from './resource-applier';
 import { readChangeProbe } from './read-change-probe';
 import { createScanScheduler, type ScanScheduler } from './scan-scheduler';
+import type { ResourceHost } from './serve-mode';
 import { createWarningLog } from './warning-log';
 
 /** What one plugin of a `serve` process is started with. */
@@ -25,10 +27,12 @@ export interface ServePluginOptions {
   readonly metrics?: PluginMetrics;
   /** `--poll-interval`; undefined: the definition's own default. */
   readonly pollIntervalMs: number | undefined;
+  /** `--nfd-features-dir`: where the definition's `features` go, as the NFD feature file `kdp-<name>`; undefined: nowhere. */
+  readonly nfdFeaturesDir?: string | undefined;
   /** The running configuration. */
   readonly config: () => unknown;
-  /** The process's device plugin, shared by every plugin it hosts. */
-  readonly devicePlugin: DevicePlugin;
+  /** The process's device plugin, shared by every plugin it hosts (or a serve mode's host of this plugin). */
+  readonly devicePlugin: ResourceHost;
   /** Resource names taken by any plugin of the process, with their owner. */
   readonly owners: Map<string, string>;
   readonly logger: Logger;
@@ -102,6 +106,26 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
     },
   });
   const warnings = createWarningLog((warning) => logger.warn({}, warning));
+  const featureFile: FeatureFile | undefined =
+    options.nfdFeaturesDir !== undefined && definition.features !== undefined
+      ? createFeatureFile({
+          dir: options.nfdFeaturesDir,
+          name: `kdp-${definition.name}`,
+          comment: `${definition.binary} ${definition.version}: node feature labels, removed when it stops`,
+        })
+      : undefined;
+  const labelWarnings = createWarningLog((warning) => logger.warn({}, warning));
+  /** Writes the labels of the scan's own set (what is on the node now, not remembered devices) when they changed. */
+  const publishFeatures = async (set: ResourceSet): Promise<void> => {
+    if (featureFile === undefined || definition.features === undefined) return;
+    const checked = checkFeatureLabels(await definition.features(set, ctx));
+    labelWarnings.report(checked.problems);
+    if (await featureFile.write(checked.labels))
+      logger.info(
+        { file: featureFile.path, labels: Object.keys(checked.labels).length },
+        'node feature labels written',
+      );
+  };
   const excluded = createWarningLog((entry) => logger.debug({ excluded: entry }, 'seen but not advertised'));
   let failing: string | undefined;
   const fail = (what: string, error: unknown): void => {
@@ -142,6 +166,9 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
       probe = next;
       probeKey = nextKey;
       excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
+      // Last: the devices are served whatever happens to the labels; a failed write is tried again next scan.
+      step = 'node feature labels';
+      await publishFeatures(set);
     } catch (error) {
       fail(step, error);
       return;
@@ -186,6 +213,9 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
         logger.error({ err: error }, 'stop hook failed');
       }
       await cdi.remove();
+      await featureFile
+        ?.remove()
+        .catch((error: unknown) => logger.warn({ err: error }, 'cannot remove the node feature file'));
     },
   };
 }

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Clock } from '@kdp/base';
+import type { KubeApiAccess } from '../kube/kube-api-access';
 import type { AnyPluginDefinition } from '../plugin/define-plugin';
 import { runPlugin, runPlugins, type MultiPluginProgram } from '../plugin/run-plugin';
+import type { ServeMode } from '../plugin/serve-mode';
 
 /** A plugin binary running in this process, with its output captured and its signals under the test's control. */
 export interface PluginRun {
@@ -31,6 +33,16 @@ export interface StartPluginRunOptions {
   /** Quiet time before a changed configuration file is reloaded (default 20 ms here). */
   readonly configDebounceMs?: number;
   readonly clock?: Clock;
+  /** The environment compat layers read (default: none, never the test process's). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Where compat layers' default configuration paths are looked up (default: a path that does not exist). */
+  readonly anchorRoot?: string;
+  /** The API server for `--node-config-label`. */
+  readonly kubeApi?: KubeApiAccess;
+  /** How often node labels are read again (default here 50 ms). */
+  readonly nodeLabelIntervalMs?: number;
+  /** Serve modes besides device-plugin (`runPlugin`'s `modes`). */
+  readonly modes?: Readonly<Record<string, ServeMode>>;
 }
 
 /** Runs a plugin definition (or several, as one multi-plugin binary) in this process with the given command line. */
@@ -56,8 +68,13 @@ export function startPluginRun(
     exit: () => undefined,
     configDebounceMs: options.configDebounceMs ?? 20,
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    env: options.env ?? {},
+    anchorRoot: options.anchorRoot ?? '/nonexistent-anchor-root',
+    ...(options.kubeApi !== undefined ? { kubeApi: options.kubeApi } : {}),
+    nodeLabelIntervalMs: options.nodeLabelIntervalMs ?? 50,
   };
-  const done = 'plugins' in target ? runPlugins(target, io) : runPlugin(target, io);
+  const run = options.modes !== undefined ? { modes: options.modes } : {};
+  const done = 'plugins' in target ? runPlugins(target, io, run) : runPlugin(target, io, run);
   const logs = (): Array<Record<string, unknown>> =>
     err
       .split('\n')
@@ -98,8 +115,9 @@ export function startPluginRun(
 export async function runPluginCommand(
   target: AnyPluginDefinition | MultiPluginProgram,
   argv: readonly string[],
+  options: StartPluginRunOptions = {},
 ): Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }> {
-  const run = startPluginRun(target, argv);
+  const run = startPluginRun(target, argv, options);
   const code = await run.done;
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

@@ -81,6 +81,54 @@ export function createEventFormatter(): EventFormatter {
           return [row(event.at, event.type, '-', 'kubelet.sock served again')];
         case 'checkpoint-written':
           return [];
+        case 'dra-registered':
+          return [
+            row(
+              event.at,
+              event.type,
+              event.driver,
+              `endpoint=${event.endpoint} service=${event.service} health=${event.healthService ?? '-'}`,
+            ),
+          ];
+        case 'dra-connection':
+          return [
+            row(
+              event.at,
+              event.type,
+              event.driver,
+              `${event.endpoint} ${event.connected ? 'connected' : 'disconnected'}`,
+            ),
+          ];
+        case 'dra-prepared':
+        case 'dra-unprepared':
+          return [
+            row(
+              event.at,
+              event.type,
+              `${event.namespace}/${event.pod}`,
+              event.claims.map((c) => c.name).join(','),
+            ),
+          ];
+        case 'dra-prepare-failed':
+          return [row(event.at, event.type, `${event.namespace}/${event.pod}`, event.message)];
+        case 'dra-health':
+          return [
+            row(
+              event.at,
+              event.type,
+              event.driver,
+              `${event.reason}: ${event.devices.map((d) => `${d.poolName}/${d.deviceName}=${d.health}`).join(' ')}`,
+            ),
+          ];
+        case 'slices-deleted':
+          return [
+            row(
+              event.at,
+              event.type,
+              event.driver ?? '*',
+              `${event.count} slice(s) of ${event.node} (${event.reason})`,
+            ),
+          ];
       }
     },
   };

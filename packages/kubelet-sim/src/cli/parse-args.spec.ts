@@ -45,8 +45,91 @@ describe('parseArgs', () => {
     [['serve', '--dir', 'a', '--strict'], 'unknown flag "--strict" for serve'],
     [['serve', '--dir', 'a', '--pid', '3'], 'unknown flag "--pid" for serve'],
     [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
+    [['check', '--dra', '--plugins-registry-dir', 'r'], 'check --dra needs --driver NAME'],
+    [['check', '--dra', '--driver', 'd'], 'check --dra needs --plugins-registry-dir DIR'],
+    [['check', '--dir', 'a', '--driver', 'd'], '--driver needs --dra'],
+    [
+      ['check', '--dra', '--driver', 'd', '--plugins-registry-dir', 'r', '--pid', '3'],
+      '--pid is not a flag of check --dra',
+    ],
+    [
+      ['check', '--dra', '--driver', 'd', '--plugins-registry-dir', 'r', '--api-server', 'localhost:6443'],
+      '--api-server needs an http:// or https:// URL, got "localhost:6443"',
+    ],
+    [
+      [
+        'check',
+        '--dra',
+        '--driver',
+        'd',
+        '--plugins-registry-dir',
+        'r',
+        '--api-server',
+        'http://h',
+        '--api-port',
+        '1',
+      ],
+      '--api-port is for the built-in API server: not with --api-server',
+    ],
+    [
+      ['check', '--dra', '--driver', 'd', '--plugins-registry-dir', 'r', '--token-file', 't'],
+      '--token-file needs --api-server (the built-in API server takes no token)',
+    ],
   ])('rejects %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(new UsageError(message));
+  });
+
+  it('parses check --dra: no --dir needed, paths absolute, defaults for the timeouts', () => {
+    expect(parseArgs(['check', '--dra', '--driver', 'gpu.kdp.dev', '--plugins-registry-dir', 'reg'])).toEqual(
+      {
+        command: 'check-dra',
+        driver: 'gpu.kdp.dev',
+        pluginsRegistryDir: join(process.cwd(), 'reg'),
+        json: false,
+        strict: false,
+        timeoutSeconds: 30,
+        publishTimeoutSeconds: 10,
+      },
+    );
+    expect(
+      parseArgs([
+        'check',
+        '--dra',
+        '--driver=d',
+        '--plugins-registry-dir=/r',
+        '--api-server=https://10.0.0.1:6443',
+        '--token-file=/t',
+        '--kubeconfig-out=/k',
+        '--node-name=n',
+        '--namespace=ns',
+        '--cdi-dir=/cdi',
+        '--dir=/d',
+        '--timeout=5',
+        '--publish-timeout=2',
+        '--strict',
+        '--json',
+      ]),
+    ).toEqual({
+      command: 'check-dra',
+      driver: 'd',
+      pluginsRegistryDir: '/r',
+      apiServer: 'https://10.0.0.1:6443',
+      tokenFile: '/t',
+      kubeconfigOut: '/k',
+      nodeName: 'n',
+      namespace: 'ns',
+      cdiDir: '/cdi',
+      dir: '/d',
+      timeoutSeconds: 5,
+      publishTimeoutSeconds: 2,
+      strict: true,
+      json: true,
+    });
+    expect(
+      parseArgs(['check', '--dra', '--driver', 'd', '--plugins-registry-dir', '/r', '--api-port', '6443']),
+    ).toMatchObject({
+      apiPort: 6443,
+    });
   });
 
   it('makes relative paths absolute, since gRPC reads unix:dp/x.sock as a host name', () => {
@@ -69,6 +152,11 @@ describe('parseArgs', () => {
         '--resource',
         '--timeout',
         '--strict',
+        '--dra',
+        '--driver',
+        '--plugins-registry-dir',
+        '--api-server',
+        '--api-port',
         '=',
         '--dir=',
       ),

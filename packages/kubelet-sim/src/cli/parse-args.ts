@@ -29,13 +29,37 @@ export interface CheckArgs {
   readonly strict: boolean;
 }
 
+/** `kubelet-sim check --dra` flags. */
+export interface DraCheckArgs {
+  readonly command: 'check-dra';
+  readonly driver: string;
+  readonly pluginsRegistryDir: string;
+  /** Absent: the built-in API server. */
+  readonly apiServer?: string;
+  readonly apiPort?: number;
+  readonly tokenFile?: string;
+  readonly kubeconfigOut?: string;
+  readonly nodeName?: string;
+  readonly namespace?: string;
+  readonly cdiDir?: string;
+  readonly dir?: string;
+  readonly json: boolean;
+  readonly timeoutSeconds: number;
+  readonly publishTimeoutSeconds: number;
+  readonly strict: boolean;
+}
+
 /** A parsed command line. */
-export type CliArgs = ServeArgs | CheckArgs | { readonly command: 'help' } | { readonly command: 'version' };
+export type CliArgs =
+  ServeArgs | CheckArgs | DraCheckArgs | { readonly command: 'help' } | { readonly command: 'version' };
 
 /** The usage text. */
 export const usage = `Usage:
   kubelet-sim serve --dir DIR [--json] [--pod-resources-socket PATH] [--plugins-registry DIR] [--accept-v1alpha]
   kubelet-sim check --dir DIR [--resource NAME] [--pid PID] [--restarts N] [--timeout SECONDS] [--strict] [--json]
+  kubelet-sim check --dra --driver NAME --plugins-registry-dir DIR [--api-server URL [--token-file FILE] | --api-port PORT]
+                    [--kubeconfig-out FILE] [--node-name NAME] [--namespace NS] [--cdi-dir DIR] [--dir DIR]
+                    [--timeout SECONDS] [--publish-timeout SECONDS] [--strict] [--json]
   kubelet-sim --help | --version
 
 serve   runs a simulated kubelet in DIR and prints registrations, device lists and health changes live
@@ -45,6 +69,13 @@ check   runs the device-plugin conformance suite against the plugin that registe
         characters, …); or SKIP (the check does not apply, e.g. an RPC not advertised or no --pid).
         --strict   every WARN becomes a FAIL
         --pid PID  also send SIGTERM to PID at the end and expect its socket unlinked
+        --dra      check a DRA driver instead: registration through the plugin watcher in
+                   --plugins-registry-dir, its ResourceSlices for --node-name (kubelet-sim-node), prepare
+                   and unprepare of a claim the suite allocates, a kubelet restart and health. Without
+                   --api-server the suite serves its own API server (on --api-port, default any) and
+                   prints its URL; --kubeconfig-out writes a kubeconfig for the driver. --cdi-dir: where
+                   the driver writes CDI specs (else cdi-spec is skipped). plugin-restart and node-reboot
+                   are skipped: the CLI cannot restart a driver or reboot a node.
         (exit 0: no check failed; 1: a check failed; 2: usage error)
 `;
 
@@ -66,6 +97,17 @@ const FLAGS = {
     timeout: { type: 'string', multiple: true },
     strict: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    dra: { type: 'boolean' },
+    driver: { type: 'string', multiple: true },
+    'plugins-registry-dir': { type: 'string', multiple: true },
+    'api-server': { type: 'string', multiple: true },
+    'api-port': { type: 'string', multiple: true },
+    'token-file': { type: 'string', multiple: true },
+    'kubeconfig-out': { type: 'string', multiple: true },
+    'node-name': { type: 'string', multiple: true },
+    namespace: { type: 'string', multiple: true },
+    'cdi-dir': { type: 'string', multiple: true },
+    'publish-timeout': { type: 'string', multiple: true },
   },
 } as const satisfies Record<'serve' | 'check', ParseArgsConfig['options']>;
 
@@ -119,8 +161,30 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     return value === undefined ? undefined : resolve(value);
   };
   const dir = path('--dir');
-  if (dir === undefined) throw new UsageError(`${command} needs --dir DIR`);
   const json = flags.has('--json');
+  if (command === 'check') {
+    const draOnly = [
+      '--driver',
+      '--plugins-registry-dir',
+      '--api-server',
+      '--api-port',
+      '--token-file',
+      '--kubeconfig-out',
+      '--node-name',
+      '--namespace',
+      '--cdi-dir',
+      '--publish-timeout',
+    ];
+    const dpOnly = ['--resource', '--pid', '--restarts'];
+    const misplaced = (flags.has('--dra') ? dpOnly : draOnly).find((f) => values.has(f));
+    if (misplaced !== undefined) {
+      throw new UsageError(
+        `${misplaced} ${flags.has('--dra') ? 'is not a flag of check --dra' : 'needs --dra'}`,
+      );
+    }
+    if (flags.has('--dra')) return draCheckArgs(values, flags, path, dir, json);
+  }
+  if (dir === undefined) throw new UsageError(`${command} needs --dir DIR`);
   if (command === 'serve') {
     const podResourcesSocket = path('--pod-resources-socket');
     const pluginsRegistryDir = path('--plugins-registry');
@@ -146,6 +210,52 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     strict: flags.has('--strict'),
     ...(resource === undefined ? {} : { resource }),
     ...(pid === undefined ? {} : { pid: integer('--pid', pid, 1) }),
+  };
+}
+
+function draCheckArgs(
+  values: ReadonlyMap<string, string>,
+  flags: ReadonlySet<string>,
+  path: (flag: string) => string | undefined,
+  dir: string | undefined,
+  json: boolean,
+): DraCheckArgs {
+  const driver = values.get('--driver');
+  if (driver === undefined) throw new UsageError('check --dra needs --driver NAME');
+  const pluginsRegistryDir = path('--plugins-registry-dir');
+  if (pluginsRegistryDir === undefined) throw new UsageError('check --dra needs --plugins-registry-dir DIR');
+  const apiServer = values.get('--api-server');
+  if (apiServer !== undefined && !/^https?:\/\/[^/]/.test(apiServer)) {
+    throw new UsageError(`--api-server needs an http:// or https:// URL, got ${JSON.stringify(apiServer)}`);
+  }
+  if (apiServer !== undefined && values.has('--api-port')) {
+    throw new UsageError('--api-port is for the built-in API server: not with --api-server');
+  }
+  if (apiServer === undefined && values.has('--token-file')) {
+    throw new UsageError('--token-file needs --api-server (the built-in API server takes no token)');
+  }
+  const apiPort = values.get('--api-port');
+  const timeout = values.get('--timeout');
+  const publishTimeout = values.get('--publish-timeout');
+  const optional = (key: keyof DraCheckArgs, value: string | number | undefined): Partial<DraCheckArgs> =>
+    value === undefined ? {} : { [key]: value };
+  return {
+    command: 'check-dra',
+    driver,
+    pluginsRegistryDir,
+    json,
+    strict: flags.has('--strict'),
+    timeoutSeconds: timeout === undefined ? 30 : integer('--timeout', timeout, 1),
+    publishTimeoutSeconds:
+      publishTimeout === undefined ? 10 : integer('--publish-timeout', publishTimeout, 1),
+    ...optional('apiServer', apiServer),
+    ...optional('apiPort', apiPort === undefined ? undefined : integer('--api-port', apiPort, 1)),
+    ...optional('tokenFile', path('--token-file')),
+    ...optional('kubeconfigOut', path('--kubeconfig-out')),
+    ...optional('nodeName', values.get('--node-name')),
+    ...optional('namespace', values.get('--namespace')),
+    ...optional('cdiDir', path('--cdi-dir')),
+    ...optional('dir', dir),
   };
 }
 

@@ -2,6 +2,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createApiServer } from '../api-server/api-server';
+import { createTestDraDriver, type TestDraDriver } from '../conformance/dra/test-dra-driver.fixture';
 import { bundleEntry } from '../testing/bundle-entry';
 import { createTestPlugin, type TestPlugin } from '../testing/test-plugin';
 import { runCli } from './run-cli';
@@ -109,6 +111,56 @@ describe('kubelet-sim CLI', () => {
       ),
     });
     expect(code).toBe(1);
+  });
+
+  it('check --dra passes a well-behaved DRA driver against a given API server, plugin-restart and node-reboot skipped', async () => {
+    const api = await createApiServer({ nodes: ['kubelet-sim-node'] });
+    let driver: TestDraDriver | undefined;
+    const registry = join(dir, 'registry');
+    // The driver runs first: the kubelet's start wipes its slice, and it publishes again.
+    try {
+      driver = await createTestDraDriver({
+        root: dir,
+        registryDir: registry,
+        apiServer: { url: api.url },
+        nodeName: 'kubelet-sim-node',
+      });
+      const { code, stdout } = await run([
+        'check',
+        '--dra',
+        '--driver',
+        'gpu.example.com',
+        '--plugins-registry-dir',
+        registry,
+        '--api-server',
+        api.url,
+        '--cdi-dir',
+        driver.cdiDir,
+        '--kubeconfig-out',
+        join(dir, 'kubeconfig'),
+      ]);
+      expect(stdout).toMatch(
+        new RegExp(
+          `^kubelet-sim check --dra: API server ${api.url} \\(kubeconfig .*\\), node kubelet-sim-node; waiting up to 30 s`,
+          'm',
+        ),
+      );
+      expect(stdout).toMatch(/^PASS {2}dra-registers +v1\.DRAPlugin \+ v1\.DRAResourceHealth at \//m);
+      expect(stdout).toMatch(/^PASS {2}cdi-spec +1 CDI device\(s\) defined in /m);
+      expect(stdout).toMatch(
+        /^SKIP {2}plugin-restart +not run: no way to restart the driver .* \(required: dra\.md#draplugin, dra\.md#users-report\)$/m,
+      );
+      expect(stdout).toMatch(
+        /^SKIP {2}node-reboot +not run: no way to reboot the node .* \(required: dra\.md#draplugin, dra\.md#users-report\)$/m,
+      );
+      expect(stdout).toMatch(
+        /^PASS: 25 checks, 23 passed, 0 warned, 2 skipped, 0 failed \(gpu\.example\.com\)$/m,
+      );
+      expect(code).toBe(0);
+    } finally {
+      await driver?.stop();
+      await api.close();
+    }
   });
 
   it('exits 2 on a usage error', async () => {

@@ -1,11 +1,20 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeletSocketName } from '@kdp/api';
 import { runConformance } from '../conformance/run-conformance';
+import { type DraConformanceReady, runDraConformance } from '../conformance/dra/run-dra-conformance';
 import type { ConformanceCheck, ConformanceReport } from '../conformance/conformance-check';
 import { createKubeletSim } from '../kubelet-sim';
 import type { SimEvent } from '../sim-events';
 import { createEventFormatter } from './format-event';
-import { type CheckArgs, parseArgs, type ServeArgs, usage, UsageError } from './parse-args';
+import {
+  type CheckArgs,
+  type DraCheckArgs,
+  parseArgs,
+  type ServeArgs,
+  usage,
+  UsageError,
+} from './parse-args';
 
 /** Where the CLI writes, and the signal that ends `serve`. */
 export interface CliIo {
@@ -39,6 +48,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return await serve(args, io);
       case 'check':
         return await check(args, io);
+      case 'check-dra':
+        return await checkDra(args, io);
     }
   } catch (err) {
     io.stderr.write(`kubelet-sim: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -104,18 +115,62 @@ async function check(args: CheckArgs, io: CliIo): Promise<number> {
     strict: args.strict,
     ...(args.resource === undefined ? {} : { resource: args.resource }),
     ...(args.pid === undefined ? {} : { pid: args.pid }),
-    ...(args.json
-      ? {}
-      : {
-          onCheck: (c: ConformanceCheck) =>
-            io.stdout.write(`${label[c.status]}  ${c.id.padEnd(30)} ${c.reason}\n`),
-        }),
+    ...(args.json ? {} : { onCheck: (c: ConformanceCheck) => io.stdout.write(checkLine(c)) }),
   });
   if (args.json) {
     io.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
     io.stdout.write(`${summary(report)}\n`);
   }
+  return report.ok ? 0 : 1;
+}
+
+/** One live line of a check: `PASS  first-list                     4 device(s), …`. */
+const checkLine = (c: ConformanceCheck): string => `${label[c.status]}  ${c.id.padEnd(30)} ${c.reason}\n`;
+
+/** A kubeconfig (JSON, which is YAML too) for a driver to reach `ready.apiServer`, written with mode 0600. */
+function writeKubeconfig(file: string, ready: DraConformanceReady): void {
+  const { url, token } = ready.apiServer;
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kubelet-sim', cluster: { server: url } }],
+    users: [{ name: 'kubelet-sim', user: token === undefined ? {} : { token } }],
+    contexts: [{ name: 'kubelet-sim', context: { cluster: 'kubelet-sim', user: 'kubelet-sim' } }],
+    'current-context': 'kubelet-sim',
+  };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+}
+
+async function checkDra(args: DraCheckArgs, io: CliIo): Promise<number> {
+  const token = args.tokenFile === undefined ? undefined : readFileSync(args.tokenFile, 'utf8').trim();
+  const report = await runDraConformance({
+    driver: args.driver,
+    pluginsRegistryDir: args.pluginsRegistryDir,
+    registrationTimeoutMs: args.timeoutSeconds * 1000,
+    publishTimeoutMs: args.publishTimeoutSeconds * 1000,
+    strict: args.strict,
+    ...(args.apiServer === undefined
+      ? {}
+      : { apiServer: { url: args.apiServer, ...(token === undefined ? {} : { token }) } }),
+    ...(args.apiPort === undefined ? {} : { apiServerPort: args.apiPort }),
+    ...(args.nodeName === undefined ? {} : { nodeName: args.nodeName }),
+    ...(args.namespace === undefined ? {} : { namespace: args.namespace }),
+    ...(args.cdiDir === undefined ? {} : { cdiDir: args.cdiDir }),
+    ...(args.dir === undefined ? {} : { dir: args.dir }),
+    onReady: (ready) => {
+      if (args.kubeconfigOut !== undefined) writeKubeconfig(args.kubeconfigOut, ready);
+      // With --json, stdout holds the report only.
+      (args.json ? io.stderr : io.stdout).write(
+        `kubelet-sim check --dra: API server ${ready.apiServer.url}${args.apiServer === undefined ? ' (built-in)' : ''}` +
+          `${args.kubeconfigOut === undefined ? '' : ` (kubeconfig ${args.kubeconfigOut})`}, node ${ready.nodeName}; ` +
+          `waiting up to ${args.timeoutSeconds} s for DRA driver ${args.driver} to register in ${args.pluginsRegistryDir}` +
+          `${args.strict ? ' (strict: a recommended check that warns fails)' : ''}\n`,
+      );
+    },
+    ...(args.json ? {} : { onCheck: (c: ConformanceCheck) => io.stdout.write(checkLine(c)) }),
+  });
+  io.stdout.write(`${args.json ? JSON.stringify(report) : summary(report)}\n`);
   return report.ok ? 0 : 1;
 }
 

@@ -258,10 +258,11 @@ describe('runConformance', () => {
     [
       'a first list 2 s late',
       { firstListDelayMs: 2000 },
-      {},
+      // Generous patience: on a loaded machine the late list must still count as late, never as missing.
+      { patienceMs: 15_000 },
       'first-list-latency',
       'warn',
-      /^after 2\.\d\d s \(bound 1\.00 s\)/,
+      /^after [2-9]\.\d\d s \(bound 1\.00 s\)/,
     ],
     [
       'a health string in the wrong case',

@@ -124,13 +124,32 @@ describe('allocateGpus', () => {
       '/dev/nvidia0',
     ]);
     expect(nvidiaVisibleDevices(two)).toEqual({ NVIDIA_VISIBLE_DEVICES: uuid });
-    expect(two.map(gpuCdiName)).toEqual([uuid, uuid]);
+    expect(two.map((d) => gpuCdiName(d))).toEqual([uuid, uuid]);
     const strict = gpuConfig({ sharing: { replicas: 4, failRequestsGreaterThanOne: true } });
-    expect(() => allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::1`]), strict)).toThrow(
+    expect(() => allocateGpus(pick(devices, [`${uuid}::0`, `${uuid}::1`]), strict, 'nvidia.com/gpu')).toThrow(
       expect.objectContaining({
         code: Code.InvalidArgument,
-        message: expect.stringContaining('one replica per container'),
+        message: expect.stringContaining(
+          "request for 'nvidia.com/gpu: 2' too large: maximum request size for shared resources is 1",
+        ),
       }),
     );
+    expect(allocateGpus(pick(devices, [`${uuid}::2`]), strict).devices).toHaveLength(5);
+  });
+
+  it('failRequestsGreaterThanOne leaves requests of whole GPUs alone (as NVIDIA: only replicas count)', async () => {
+    const config = gpuConfig({
+      sharing: {
+        failRequestsGreaterThanOne: true,
+        resources: [{ name: 'nvidia.com/gpu', replicas: 2, devices: [0] }],
+      },
+    });
+    const devices = await devicesOf(buildNvidiaMachine, config);
+    const whole = [NVIDIA_UUIDS['0000:04:00.0'], NVIDIA_UUIDS['0000:83:00.0']];
+    expect(
+      allocateGpus(pick(devices, whole), config)
+        .devices?.slice(-2)
+        .map((d) => d.hostPath),
+    ).toEqual(['/dev/nvidia1', '/dev/nvidia2']);
   });
 });

@@ -28,29 +28,45 @@ const nodesOf = (gpus: readonly Gpu[]): DeviceNode[] =>
  * One container's device specs, for every vendor and every strategy (the runtime keeps them for `device-specs`,
  * turns them into CDI specs for `cdi`, and drops them otherwise): the shared control nodes (`/dev/nvidiactl`…,
  * `/dev/kfd`) and each GPU's own nodes, plus Intel's read-only `/dev/dri/by-path` mounts. Replicas map back to
- * their GPU; with `sharing.failRequestsGreaterThanOne` a container asking for two replicas is refused.
+ * their GPU; with `sharing.failRequestsGreaterThanOne` a container asking for more than one device of a resource
+ * that holds replicas is refused, as NVIDIA's plugin does.
  */
 export function allocateGpus(
   devices: readonly PluginDevice<GpuPayload>[],
   config: GpuConfig,
+  resource = 'shared GPU replicas',
 ): ContainerAllocation {
-  const { replicas, failRequestsGreaterThanOne } = config.sharing;
-  if (replicas > 1 && failRequestsGreaterThanOne && devices.length > 1) {
+  const replicas = devices.some((device) => device.payload?.replica !== undefined);
+  if (replicas && config.sharing.failRequestsGreaterThanOne && devices.length > 1) {
     throw new DevicePluginError(
       Code.InvalidArgument,
-      `request for ${devices.length} shared GPU replicas refused: sharing.failRequestsGreaterThanOne allows one replica per container`,
+      `request for '${resource}: ${devices.length}' too large: maximum request size for shared resources is 1 (sharing.failRequestsGreaterThanOne)`,
     );
   }
   const gpus = physicalGpus(devices);
   return { devices: nodesOf(gpus), mounts: gpus.flatMap((gpu) => gpu.mounts) };
 }
 
-/** `NVIDIA_VISIBLE_DEVICES` of a container (the `envvar` strategy): its GPUs' IDs, replicas folded. */
-export function nvidiaVisibleDevices(devices: readonly PluginDevice<GpuPayload>[]): Record<string, string> {
+/** How NVIDIA GPUs are named to the runtime (NVIDIA's `deviceIDStrategy`): UUID (`GPU-…`, `MIG-…`) or index (`0`, `0:1`). */
+export type NvidiaDeviceIdStrategy = GpuConfig['nvidia']['deviceIDStrategy'];
+
+/** The name of a device's GPU under a device ID strategy: its index with `index` (NVIDIA GPUs that have one), else its ID. */
+function runtimeId(device: PluginDevice<GpuPayload>, strategy: NvidiaDeviceIdStrategy): string {
+  const { gpu, index } = device.payload ?? {};
+  if (strategy === 'index' && index !== undefined && gpu?.kind.startsWith('nvidia') === true) return index;
+  return gpu?.id ?? device.id;
+}
+
+/**
+ * `NVIDIA_VISIBLE_DEVICES` of a container (the `envvar` strategy): its GPUs, replicas folded, in request order,
+ * as UUIDs (`GPU-…`, MIG IDs as they are) or, with the `index` strategy, as indexes (`0`, `0:1`), as NVIDIA's plugin.
+ */
+export function nvidiaVisibleDevices(
+  devices: readonly PluginDevice<GpuPayload>[],
+  strategy: NvidiaDeviceIdStrategy = 'uuid',
+): Record<string, string> {
   return {
-    NVIDIA_VISIBLE_DEVICES: physicalGpus(devices)
-      .map((gpu) => gpu.id)
-      .join(','),
+    NVIDIA_VISIBLE_DEVICES: [...new Set(devices.map((device) => runtimeId(device, strategy)))].join(','),
   };
 }
 
@@ -60,7 +76,13 @@ export function nvidiaDeviceListStrategy(config: GpuConfig): DeviceListStrategy[
   return [...deviceListStrategy, ...(passDeviceSpecs ? (['device-specs'] as const) : [])];
 }
 
-/** The CDI device name of a GPU or MIG device ("/" is not allowed in CDI names, so MIG uses ":"). */
-export function gpuCdiName(device: PluginDevice<GpuPayload>): string {
-  return (device.payload?.gpu.id ?? device.id).replaceAll('/', ':');
+/**
+ * The CDI device name of a GPU or MIG device: its ID, or its index under NVIDIA's `index` strategy ("/" is not
+ * allowed in CDI names, so MIG uses ":").
+ */
+export function gpuCdiName(
+  device: PluginDevice<GpuPayload>,
+  strategy: NvidiaDeviceIdStrategy = 'uuid',
+): string {
+  return runtimeId(device, strategy).replaceAll('/', ':');
 }

@@ -4,15 +4,19 @@ import type { SysfsFixture } from '@kdp/topology/testing';
 import {
   AMD_GPUS,
   buildAmdMachine,
+  buildMi300xMachine,
   buildIntelMachine,
   buildNvidiaMachine,
   fixtureDevices,
   gpuConfig,
   INTEL_GPUS,
+  MI300X_GPUS,
+  mi300xPartitionId,
   NVIDIA_UUIDS,
 } from '../testing';
 import type { GpuPayload } from '../resources/plan-resources';
-import { lowestWeightSubset, preferredAllocation } from './preferred-allocation';
+import { amdGpuRecord } from '../testing/amd-machines';
+import { fewestGpusAllocation, preferredAllocation } from './preferred-allocation';
 
 describe('preferredAllocation', () => {
   const fixtures: SysfsFixture[] = [];
@@ -106,29 +110,91 @@ describe('preferredAllocation', () => {
     });
   });
 
-  it('lowestWeightSubset: right size, keeps mustInclude, optimal against brute force on small sets', () => {
+  describe('MI300X in CPX (8 partitions per GPU, XGMI between all, GPUs 0–3 on NUMA 0)', () => {
+    let devices: PluginDevice<GpuPayload>[] = [];
+    beforeAll(async () => {
+      devices = await load(() => buildMi300xMachine({ modes: { compute: 'CPX', memory: 'NPS4' } }));
+    }, 60_000);
+    const gpuOf = (id: string) => devices.find((d) => d.id === id)?.payload?.gpu.pciAddress;
+    const ask = (available: PluginDevice<GpuPayload>[], mustInclude: string[], size: number) =>
+      preferredAllocation(1)({ resource: 'amd.com/gpu', available, mustInclude, size });
+
+    it('a request that one GPU holds stays on one GPU, the one with the fewest free partitions', async () => {
+      // GPU 2 has 3 partitions left, GPU 5 has 5; every other GPU is whole.
+      const taken = new Set([
+        ...[0, 1, 2, 3, 4].map((k) => mi300xPartitionId(2, k)),
+        ...[0, 1, 2].map((k) => mi300xPartitionId(5, k)),
+      ]);
+      const available = devices.filter((d) => !taken.has(d.id));
+      expect(new Set((await ask(available, [], 3)).map(gpuOf))).toEqual(new Set([MI300X_GPUS[2]]));
+      expect(new Set((await ask(available, [], 4)).map(gpuOf))).toEqual(new Set([MI300X_GPUS[5]]));
+      expect(new Set((await ask(available, [], 8)).map(gpuOf)).size).toBe(1);
+    });
+
+    it('partitions of the must-include GPU first, then of one XGMI peer on the same NUMA node', async () => {
+      const must = mi300xPartitionId(6, 3);
+      const answer = await ask(devices, [must], 12);
+      expect(answer).toHaveLength(12);
+      expect(answer[0]).toBe(must);
+      const gpus = answer.map(gpuOf);
+      expect(gpus.slice(0, 8).every((gpu) => gpu === MI300X_GPUS[6])).toBe(true);
+      const second = new Set(gpus.slice(8));
+      expect(second.size).toBe(1);
+      expect(MI300X_GPUS.slice(4)).toContain([...second][0]);
+    });
+
+    it('16 partitions take two whole GPUs of one NUMA node', async () => {
+      const answer = await ask(devices, [], 16);
+      const gpus = new Set(answer.map(gpuOf));
+      expect(gpus.size).toBe(2);
+      const numa = new Set(answer.map((id) => devices.find((d) => d.id === id)?.numaNodes?.[0]));
+      expect(numa.size).toBe(1);
+    });
+  });
+
+  it('fewestGpusAllocation: right size, keeps mustInclude, never more GPUs than a brute force needs', () => {
+    const device = (id: string, gpu: number, numa: number, peers: string[]): PluginDevice<GpuPayload> => ({
+      id,
+      health: 'Healthy',
+      numaNodes: [numa],
+      payload: { gpu: amdGpuRecord({ id, pciAddress: `gpu${gpu}`, numaNodes: [numa], xgmiPeers: peers }) },
+    });
     fc.assert(
       fc.property(
-        fc.integer({ min: 1, max: 7 }),
-        fc.array(fc.integer({ min: 0, max: 50 }), { minLength: 49, maxLength: 49 }),
-        fc.integer({ min: 1, max: 7 }),
-        (n, w, sizeSeed) => {
-          const items = Array.from({ length: n }, (_, i) => i);
-          const size = 1 + (sizeSeed % n);
-          const weight = (a: number, b: number) => w[Math.min(a, b) * 7 + Math.max(a, b)] as number;
-          const must = n > 2 ? [0] : [];
-          const chosen = lowestWeightSubset(items, must, size, weight);
+        fc.array(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 1, max: 16 }),
+        fc.boolean(),
+        (counts, sizeSeed, withMust) => {
+          const ids = counts.flatMap((n, gpu) => Array.from({ length: n }, (_, k) => `g${gpu}p${k}`));
+          const available = counts.flatMap((n, gpu) =>
+            Array.from({ length: n }, (_, k) =>
+              device(
+                `g${gpu}p${k}`,
+                gpu,
+                gpu % 2,
+                ids.filter((id) => !id.startsWith(`g${gpu}p`) && (gpu + Number(id[1])) % 3 !== 0),
+              ),
+            ),
+          );
+          const size = 1 + (sizeSeed % ids.length);
+          const must = withMust && size > 1 ? [ids[ids.length - 1] as string] : [];
+          const chosen = fewestGpusAllocation({
+            resource: 'amd.com/gpu',
+            available,
+            mustInclude: must,
+            size,
+          });
           expect(chosen).toHaveLength(size);
           expect(new Set(chosen).size).toBe(size);
           for (const m of must) expect(chosen).toContain(m);
-          const cost = (set: number[]) =>
-            set.reduce((sum, a, i) => sum + set.slice(i + 1).reduce((s2, b) => s2 + weight(a, b), 0), 0);
-          let best = Number.POSITIVE_INFINITY;
-          for (let mask = 0; mask < 1 << n; mask++) {
-            const set = items.filter((i) => mask & (1 << i));
-            if (set.length === size && must.every((m) => set.includes(m))) best = Math.min(best, cost(set));
+          const gpusOf = (set: readonly string[]) => new Set(set.map((id) => id.split('p')[0])).size;
+          let fewest = Number.POSITIVE_INFINITY;
+          for (let mask = 0; mask < 1 << ids.length; mask++) {
+            const set = ids.filter((_, i) => mask & (1 << i));
+            if (set.length === size && must.every((m) => set.includes(m)))
+              fewest = Math.min(fewest, gpusOf(set));
           }
-          expect(cost(chosen)).toBe(best);
+          expect(gpusOf(chosen)).toBe(fewest);
         },
       ),
     );

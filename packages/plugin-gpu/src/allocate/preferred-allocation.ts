@@ -1,64 +1,120 @@
 import { topologyPreferredAllocation, type PluginDevice, type PreferredAllocationContext } from '@kdp/core';
 import type { GpuPayload } from '../resources/plan-resources';
 
-/** Pair weight of two AMD GPUs, lower is better (ROCm's scheme): XGMI 10 / PCIe 40, plus NUMA same 10 / other 20. */
+/**
+ * Pair weight of two AMD devices (GPUs or compute partitions), lower is better, as ROCm's plugin weighs them:
+ * same GPU 10 / other 20, plus XGMI 10 (partitions of one GPU count as joined) / PCIe 40, plus NUMA same 10 / other 20.
+ */
 export function amdPairWeight(a: PluginDevice<GpuPayload>, b: PluginDevice<GpuPayload>): number {
   const ga = a.payload?.gpu;
   const gb = b.payload?.gpu;
-  if (ga === undefined || gb === undefined) return 60;
-  const link = ga.xgmiPeers.includes(gb.id) || gb.xgmiPeers.includes(ga.id) ? 10 : 40;
+  if (ga === undefined || gb === undefined) return 80;
+  const sameGpu = ga.pciAddress === gb.pciAddress;
+  const xgmi = sameGpu || ga.xgmiPeers.includes(gb.id) || gb.xgmiPeers.includes(ga.id);
   const sameNuma = ga.numaNodes.length > 0 && ga.numaNodes.some((node) => gb.numaNodes.includes(node));
-  return link + (sameNuma ? 10 : 20);
+  return (sameGpu ? 10 : 20) + (xgmi ? 10 : 40) + (sameNuma ? 10 : 20);
 }
 
-const MAX_SUBSETS = 20_000;
+const MAX_GPU_SETS = 20_000;
 
-/** The subset of `size` (holding `mustInclude`) with the lowest sum of pair weights; greedy when too many. */
-export function lowestWeightSubset<T>(
-  available: readonly T[],
-  mustInclude: readonly T[],
-  size: number,
-  weight: (a: T, b: T) => number,
-): T[] {
-  const rest = available.filter((item) => !mustInclude.includes(item));
+/** The number of k-subsets of n items, capped just above `MAX_GPU_SETS`. */
+function subsetCount(n: number, k: number): number {
+  let count = 1;
+  for (let i = 0; i < k && count <= MAX_GPU_SETS; i++) count = (count * (n - i)) / (i + 1);
+  return count;
+}
+
+/** Every k-subset of `items`, in lexicographic order of indexes. */
+function* subsets<T>(items: readonly T[], k: number, start = 0, prefix: readonly T[] = []): Generator<T[]> {
+  if (prefix.length === k) {
+    yield [...prefix];
+    return;
+  }
+  for (let i = start; i <= items.length - (k - prefix.length); i++)
+    yield* subsets(items, k, i + 1, [...prefix, items[i] as T]);
+}
+
+/** A physical GPU of the request: its free devices (must-include ones left out) and one device standing for it. */
+interface GpuGroup {
+  readonly gpu: string;
+  readonly free: PluginDevice<GpuPayload>[];
+  readonly representative: PluginDevice<GpuPayload>;
+}
+
+/**
+ * The extra GPUs a request takes: the fewest that hold it, then the lowest sum of ROCm's pair weights over every
+ * pair of GPUs used (XGMI peers before PCIe, then the same NUMA node), then the fewest free devices (best fit, so
+ * that whole GPUs stay whole); greedy where there are too many sets to try.
+ */
+function chooseGpus(groups: readonly GpuGroup[], used: readonly GpuGroup[], need: number): GpuGroup[] {
+  const capacity = (set: readonly GpuGroup[]): number =>
+    set.reduce((sum, group) => sum + group.free.length, 0);
+  const weight = (set: readonly GpuGroup[]): number => {
+    const all = [...used, ...set];
+    let sum = 0;
+    for (let i = 0; i < all.length; i++)
+      for (let j = i + 1; j < all.length; j++)
+        sum += amdPairWeight((all[i] as GpuGroup).representative, (all[j] as GpuGroup).representative);
+    return sum;
+  };
+  for (let k = 1; k <= groups.length; k++) {
+    if (subsetCount(groups.length, k) > MAX_GPU_SETS) break;
+    let best: { set: GpuGroup[]; weight: number; free: number } | undefined;
+    for (const set of subsets(groups, k)) {
+      const free = capacity(set);
+      if (free < need) continue;
+      const w = weight(set);
+      if (best === undefined || w < best.weight || (w === best.weight && free < best.free))
+        best = { set, weight: w, free };
+    }
+    if (best !== undefined) return best.set;
+  }
+  const chosen: GpuGroup[] = [];
+  const left = [...groups];
+  while (capacity(chosen) < need && left.length > 0) {
+    const remaining = need - capacity(chosen);
+    const score = (group: GpuGroup): [number, number] => [
+      -Math.min(group.free.length, remaining),
+      weight([...chosen, group]),
+    ];
+    left.sort((a, b) => {
+      const [sa, wa] = score(a);
+      const [sb, wb] = score(b);
+      return sa - sb || wa - wb;
+    });
+    chosen.push(left.shift() as GpuGroup);
+  }
+  return chosen;
+}
+
+/**
+ * AMD GPUs and compute partitions: a request stays on as few GPUs as it can, partitions of one GPU (those of the
+ * must-include devices first) before partitions of its XGMI peers, then of GPUs on the same NUMA node; the
+ * partitions of the chosen GPUs are taken from the GPU with the fewest free first, leaving the others whole.
+ */
+export function fewestGpusAllocation(context: PreferredAllocationContext<GpuPayload>): string[] {
+  const { available, mustInclude, size } = context;
+  const gpuOf = (device: PluginDevice<GpuPayload>): string => device.payload?.gpu.pciAddress ?? device.id;
+  const byGpu = new Map<string, PluginDevice<GpuPayload>[]>();
+  for (const device of available) byGpu.set(gpuOf(device), [...(byGpu.get(gpuOf(device)) ?? []), device]);
+  const must = new Set(mustInclude);
+  const mustGpus = new Set(available.filter((device) => must.has(device.id)).map(gpuOf));
+  const groups = [...byGpu.entries()].map(([gpu, devices]) => ({
+    gpu,
+    free: devices.filter((device) => !must.has(device.id)),
+    representative: devices[0] as PluginDevice<GpuPayload>,
+  }));
+  const used = groups.filter((group) => mustGpus.has(group.gpu));
   const need = size - mustInclude.length;
   if (need <= 0) return mustInclude.slice(0, size);
-  if (need >= rest.length) return [...mustInclude, ...rest].slice(0, size);
-  const cost = (set: readonly T[]): number =>
-    set.reduce((sum, a, i) => set.slice(i + 1).reduce((total, b) => total + weight(a, b), sum), 0);
-  let count = 1;
-  for (let i = 0; i < need; i++) count = (count * (rest.length - i)) / (i + 1);
-  if (count <= MAX_SUBSETS) {
-    let best: T[] | undefined;
-    let bestCost = Number.POSITIVE_INFINITY;
-    const pick: T[] = [];
-    const walk = (start: number): void => {
-      if (pick.length === need) {
-        const set = [...mustInclude, ...pick];
-        const c = cost(set);
-        if (c < bestCost) [best, bestCost] = [set, c];
-        return;
-      }
-      for (let i = start; i <= rest.length - (need - pick.length); i++) {
-        pick.push(rest[i] as T);
-        walk(i + 1);
-        pick.pop();
-      }
-    };
-    walk(0);
-    return best ?? [...mustInclude, ...rest.slice(0, need)];
-  }
+  const usedFree = used.reduce((sum, group) => sum + group.free.length, 0);
+  const others = groups.filter((group) => !mustGpus.has(group.gpu) && group.free.length > 0);
+  const extra = usedFree >= need ? [] : chooseGpus(others, used, need - usedFree);
+  const byFree = (a: GpuGroup, b: GpuGroup): number =>
+    a.free.length - b.free.length || (a.gpu < b.gpu ? -1 : 1);
   const chosen = [...mustInclude];
-  const left = [...rest];
-  while (chosen.length < size && left.length > 0) {
-    let bestIndex = 0;
-    let bestAdded = Number.POSITIVE_INFINITY;
-    left.forEach((item, index) => {
-      const added = chosen.reduce((sum, other) => sum + weight(item, other), 0);
-      if (added < bestAdded) [bestIndex, bestAdded] = [index, added];
-    });
-    chosen.push(...left.splice(bestIndex, 1));
-  }
+  for (const group of [...[...used].sort(byFree), ...[...extra].sort(byFree)])
+    for (const device of group.free) if (chosen.length < size) chosen.push(device.id);
   return chosen;
 }
 
@@ -127,10 +183,18 @@ function distributeReplicas(context: PreferredAllocationContext<GpuPayload>, top
   return chosen;
 }
 
+/** Whether devices are AMD GPUs joined by XGMI or compute partitions (several devices on one GPU). */
+function amdTopology(devices: readonly PluginDevice<GpuPayload>[]): boolean {
+  const amd = devices.filter((device) => device.payload?.gpu.kind === 'amd');
+  const gpus = new Set(amd.map((device) => device.payload?.gpu.pciAddress));
+  return amd.some((device) => (device.payload?.gpu.xgmiPeers.length ?? 0) > 0) || gpus.size < amd.length;
+}
+
 /**
  * The GetPreferredAllocation hook of every GPU resource: replicas on one NUMA node, spread over its GPUs; AMD
- * GPUs with XGMI links by ROCm's pair weights; everything else (NVIDIA, MIG, Intel, AMD without XGMI) by NUMA
- * and PCIe locality through @kdp/topology.
+ * GPUs with XGMI links or compute partitions on the fewest GPUs, by ROCm's pair weights
+ * ({@link fewestGpusAllocation}); everything else (NVIDIA, MIG, Intel, AMD without XGMI) by NUMA and PCIe
+ * locality through @kdp/topology.
  */
 export function preferredAllocation(
   replicas: number,
@@ -138,12 +202,7 @@ export function preferredAllocation(
   const topology = topologyPreferredAllocation<GpuPayload>();
   return (context) => {
     if (replicas > 1) return distributeReplicas(context, topology);
-    if (context.available.some((device) => (device.payload?.gpu.xgmiPeers.length ?? 0) > 0)) {
-      const must = context.available.filter((device) => context.mustInclude.includes(device.id));
-      return lowestWeightSubset(context.available, must, context.size, amdPairWeight).map(
-        (device) => device.id,
-      );
-    }
+    if (amdTopology(context.available)) return fewestGpusAllocation(context);
     return topology(context);
   };
 }

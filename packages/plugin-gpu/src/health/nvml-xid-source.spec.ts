@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '@kdp/core';
+import { buildFakeNvml } from '../testing/fake-nvml';
 import { loadNvmlXidSource } from './nvml-xid-source';
 import type { XidEvent } from './xid-health';
 
@@ -34,17 +34,8 @@ describe('loadNvmlXidSource', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kdp-nvml-'));
     let stop: () => void = () => undefined;
     try {
-      const library = join(dir, 'libnvidia-ml.so.1');
       const trigger = join(dir, 'fire');
-      const source = join(__dirname, '../../test/fake-nvml.c');
-      execFileSync('gcc', [
-        '-shared',
-        '-fPIC',
-        `-DTRIGGER=${JSON.stringify(trigger)}`,
-        '-o',
-        library,
-        source,
-      ]);
+      const { library } = buildFakeNvml(dir, { trigger });
       const { logger, lines } = recorder();
       const nvml = loadNvmlXidSource(logger, { library, waitMs: 50 });
       expect(nvml).toBeDefined();

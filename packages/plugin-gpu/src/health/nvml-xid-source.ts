@@ -1,11 +1,10 @@
 import type { Logger } from '@kdp/core';
 import type * as Koffi from 'koffi';
+import { loadNvmlLibrary, NVML, NVML_LIBRARY, readNvmlUuid } from '../nvml/nvml-library';
 import type { XidEventSource } from './xid-health';
 
 /** NVML's critical-Xid event type (nvmlEventTypeXidCriticalError). */
 const XID_CRITICAL = 0x8n;
-const NVML_SUCCESS = 0;
-const NVML_ERROR_TIMEOUT = 10;
 
 /** Options of {@link loadNvmlXidSource}. */
 export interface NvmlXidSourceOptions {
@@ -24,7 +23,7 @@ export function loadNvmlXidSource(
   logger: Logger,
   options: NvmlXidSourceOptions = {},
 ): XidEventSource | undefined {
-  const { library = 'libnvidia-ml.so.1', waitMs = 1000 } = options;
+  const { library = NVML_LIBRARY, waitMs = 1000 } = options;
   let nvml: ReturnType<typeof bind>;
   try {
     nvml = bind(library);
@@ -41,7 +40,7 @@ export function loadNvmlXidSource(
       let registered: ReturnType<typeof registerAll>;
       try {
         const init = nvml.init() as number;
-        if (init !== NVML_SUCCESS) throw new Error(`nvmlInit_v2 returned ${init}`);
+        if (init !== NVML.SUCCESS) throw new Error(`nvmlInit_v2 returned ${init}`);
         registered = registerAll(nvml, logger);
       } catch (error) {
         logger.warn({ library, err: error }, 'NVML did not start; GPU health from sysfs only');
@@ -61,10 +60,10 @@ export function loadNvmlXidSource(
             logger.error({ err: error }, 'NVML event wait failed; NVML health stops');
             return;
           }
-          if (code === NVML_SUCCESS && !stopped && (BigInt(data.eventType ?? 0) & XID_CRITICAL) !== 0n) {
+          if (code === NVML.SUCCESS && !stopped && (BigInt(data.eventType ?? 0) & XID_CRITICAL) !== 0n) {
             const uuid = data.device === null ? undefined : uuids.get(addressOf(nvml.koffi, data.device));
             onEvent({ xid: Number(data.eventData), ...(uuid !== undefined ? { uuid } : {}) });
-          } else if (code !== NVML_ERROR_TIMEOUT && code !== NVML_SUCCESS) {
+          } else if (code !== NVML.ERROR_TIMEOUT && code !== NVML.SUCCESS) {
             logger.error({ code }, 'NVML event wait returned an error; NVML health stops');
             return;
           }
@@ -88,18 +87,7 @@ function addressOf(koffi: typeof Koffi, pointer: unknown): bigint {
 }
 
 function bind(library: string) {
-  // Loaded only here, so that a machine without NVIDIA never touches the native module.
-  const koffi = require('koffi') as typeof Koffi;
-  const lib = koffi.load(library);
-  koffi.pointer('nvmlDevice_t', koffi.opaque());
-  koffi.pointer('nvmlEventSet_t', koffi.opaque());
-  koffi.struct('nvmlEventData_t', {
-    device: 'nvmlDevice_t',
-    eventType: 'unsigned long long',
-    eventData: 'unsigned long long',
-    gpuInstanceId: 'unsigned int',
-    computeInstanceId: 'unsigned int',
-  });
+  const { koffi, lib } = loadNvmlLibrary(library);
   return {
     koffi,
     init: lib.func('int nvmlInit_v2()'),
@@ -124,20 +112,18 @@ function registerAll(
   logger: Logger,
 ): { uuids: Map<bigint, string>; set: unknown } {
   const count = [0];
-  if (nvml.count(count) !== NVML_SUCCESS) throw new Error('nvmlDeviceGetCount_v2 failed');
+  if (nvml.count(count) !== NVML.SUCCESS) throw new Error('nvmlDeviceGetCount_v2 failed');
   const setOut: unknown[] = [null];
-  if (nvml.setCreate(setOut) !== NVML_SUCCESS) throw new Error('nvmlEventSetCreate failed');
+  if (nvml.setCreate(setOut) !== NVML.SUCCESS) throw new Error('nvmlEventSetCreate failed');
   const set = setOut[0];
   const uuids = new Map<bigint, string>();
   for (let index = 0; index < (count[0] ?? 0); index++) {
     const handle: unknown[] = [null];
-    if (nvml.byIndex(index, handle) !== NVML_SUCCESS) continue;
-    const buffer = Buffer.alloc(96);
-    if (nvml.uuid(handle[0], buffer, buffer.length) !== NVML_SUCCESS) continue;
-    const end = buffer.indexOf(0);
-    const uuid = buffer.subarray(0, end < 0 ? buffer.length : end).toString('latin1');
+    if (nvml.byIndex(index, handle) !== NVML.SUCCESS) continue;
+    const uuid = readNvmlUuid(nvml.uuid, handle[0]);
+    if (uuid === undefined) continue;
     const code = nvml.register(handle[0], XID_CRITICAL, set);
-    if (code !== NVML_SUCCESS) logger.warn({ uuid, code }, 'NVML: Xid events not available for this GPU');
+    if (code !== NVML.SUCCESS) logger.warn({ uuid, code }, 'NVML: Xid events not available for this GPU');
     uuids.set(addressOf(nvml.koffi, handle[0]), uuid);
   }
   return { uuids, set };

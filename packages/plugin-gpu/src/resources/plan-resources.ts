@@ -9,6 +9,8 @@ import {
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
+import { gpuIndexes } from './gpu-indexes';
+import { planTimeSlicing } from './plan-time-slicing';
 import { resourceNameOf } from './resource-names';
 
 /** What every advertised device carries back to Allocate. */
@@ -16,6 +18,8 @@ export interface GpuPayload {
   readonly gpu: Gpu;
   /** Replica index with time-slicing, else undefined. */
   readonly replica?: number;
+  /** The GPU's index (`0`, `0:1` for a MIG device; see gpuIndexes), what NVIDIA's `index` device IDs name. */
+  readonly index?: string;
 }
 
 /** The replica ID NVIDIA's plugin uses: `<id>::<n>`. */
@@ -23,8 +27,11 @@ export function replicaId(id: string, replica: number): string {
   return `${id}::${replica}`;
 }
 
-/** One GPU as plugin devices (one per replica with time-slicing); Unhealthy with its problems while it has any. */
-export function gpuDevices(gpu: Gpu, replicas: number): PluginDevice<GpuPayload>[] {
+/**
+ * One GPU as plugin devices (one per replica with time-slicing, IDs `<id>::<n>`); Unhealthy with its problems while
+ * it has any. `index` is carried in the payload for NVIDIA's `index` device IDs.
+ */
+export function gpuDevices(gpu: Gpu, replicas: number, index?: string): PluginDevice<GpuPayload>[] {
   const base = {
     health: gpu.problems.length === 0 ? 'Healthy' : 'Unhealthy',
     ...(gpu.problems.length > 0 ? { problem: gpu.problems.join('; ') } : {}),
@@ -32,39 +39,60 @@ export function gpuDevices(gpu: Gpu, replicas: number): PluginDevice<GpuPayload>
     pciePath: gpu.pciePath,
     pciAddress: gpu.pciAddress,
   } as const;
-  if (replicas <= 1) return [{ ...base, id: gpu.id, attributes: gpu.attributes, payload: { gpu } }];
+  const payload = { gpu, ...(index !== undefined ? { index } : {}) };
+  if (replicas <= 1) return [{ ...base, id: gpu.id, attributes: gpu.attributes, payload }];
   return Array.from({ length: replicas }, (_, replica) => ({
     ...base,
     id: replicaId(gpu.id, replica),
     attributes: { ...gpu.attributes, replica: String(replica) },
-    payload: { gpu, replica },
+    payload: { ...payload, replica },
   }));
 }
 
 /**
- * The resources of a scan: each GPU under its resource name (kind, model and configuration decide), in name
- * order, each resource with GPU Allocate and GetPreferredAllocation, and one CDI device per physical GPU.
- * NVIDIA resources default to `nvidia.deviceListStrategy` (`NVIDIA_VISIBLE_DEVICES`), the others to device specs.
+ * The resources of a scan: each GPU under its resource name (kind, model and configuration decide, then
+ * time-slicing: per-resource replicas, `rename`, `.shared` with `renameByDefault`), in name order, each resource
+ * with GPU Allocate and GetPreferredAllocation, and one CDI device per physical GPU. NVIDIA resources default to
+ * `nvidia.deviceListStrategy` (`NVIDIA_VISIBLE_DEVICES`), naming GPUs by `nvidia.deviceIDStrategy`; the others to
+ * device specs.
  */
 export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
-  const byName = new Map<string, PluginDevice<GpuPayload>[]>();
-  for (const gpu of scan.gpus) {
-    const name = resourceNameOf(gpu, config);
-    byName.set(name, [...(byName.get(name) ?? []), ...gpuDevices(gpu, config.sharing.replicas)]);
-  }
+  const indexes = gpuIndexes(scan.gpus);
+  const unshared = scan.gpus.map((gpu) => ({
+    gpu,
+    name: resourceNameOf(gpu, config),
+    index: indexes.get(gpu.id),
+  }));
+  const sharing = planTimeSlicing(unshared, config.sharing);
+  const byName = new Map<string, { devices: PluginDevice<GpuPayload>[]; replicas: number }>();
+  unshared.forEach(({ gpu, index }, i) => {
+    const { name, replicas } = sharing.shares[i] ?? { name: resourceNameOf(gpu, config), replicas: 1 };
+    const entry = byName.get(name) ?? { devices: [], replicas: 1 };
+    entry.devices.push(...gpuDevices(gpu, replicas, index));
+    byName.set(name, { devices: entry.devices, replicas: Math.max(entry.replicas, replicas) });
+  });
+  const { deviceIDStrategy } = config.nvidia;
   const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => {
-    const devices = byName.get(name) ?? [];
+    const { devices, replicas } = byName.get(name) ?? { devices: [], replicas: 1 };
     const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
     return {
       name,
       devices,
-      allocate: ({ devices: chosen }) => allocateGpus(chosen, config),
-      preferredAllocation: preferredAllocation(config.sharing.replicas),
-      cdi: { deviceName: gpuCdiName },
+      allocate: ({ devices: chosen }) => allocateGpus(chosen, config, name),
+      preferredAllocation: preferredAllocation(replicas),
+      cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
       ...(nvidia
-        ? { deviceListStrategy: nvidiaDeviceListStrategy(config), deviceListEnv: nvidiaVisibleDevices }
+        ? {
+            deviceListStrategy: nvidiaDeviceListStrategy(config),
+            deviceListEnv: (chosen: readonly PluginDevice<GpuPayload>[]) =>
+              nvidiaVisibleDevices(chosen, deviceIDStrategy),
+          }
         : {}),
     };
   });
-  return { resources, excluded: scan.excluded, warnings: scan.warnings };
+  return {
+    resources,
+    excluded: scan.excluded,
+    warnings: [...scan.warnings, ...sharing.warnings],
+  };
 }

@@ -1,6 +1,7 @@
 import { validateResourceName } from '@kdp/api';
 import type { Gpu } from '../scan/gpu';
 import type { GpuConfig } from '../config';
+import { amdMixedResourceName } from './amd-resource-names';
 
 const VENDOR_WORDS = /^(nvidia|amd|intel)[\s-]+/i;
 
@@ -15,8 +16,24 @@ export function modelSlug(model: string): string {
     .replace(/-+$/, '');
 }
 
-/** The resource a GPU is advertised under: explicit per-model name, else split by model, else the default. */
+/**
+ * A MIG device's resource under `nvidia.migStrategy: mixed`, as NVIDIA names it: `nvidia.com/mig-<profile>`, `+`
+ * written `.` (`nvidia.com/mig-1g.10gb`, `nvidia.com/mig-1c.3g.40gb`, `nvidia.com/mig-1g.10gb.me`).
+ */
+function nvidiaMixedResourceName(gpu: Gpu, config: GpuConfig): string | undefined {
+  const profile = gpu.mig?.profile;
+  if (config.nvidia.migStrategy !== 'mixed' || profile === undefined) return undefined;
+  return `nvidia.com/mig-${profile.replaceAll('+', '.')}`;
+}
+
+/**
+ * The resource a GPU is advertised under: NVIDIA's `mig-<profile>` with `nvidia.migStrategy: mixed`, AMD's
+ * partition-mode name with `amd.resourceNamingStrategy: mixed`, else explicit per-model name, else split by model,
+ * else the default.
+ */
 export function resourceNameOf(gpu: Gpu, config: GpuConfig): string {
+  const mixed = amdMixedResourceName(gpu, config) ?? nvidiaMixedResourceName(gpu, config);
+  if (mixed !== undefined) return mixed;
   const explicit = config.modelResourceNames[gpu.model];
   if (explicit !== undefined) return explicit;
   const base = gpu.kind === 'nvidia-mig' ? config.resourceNames.nvidiaMig : config.resourceNames[gpu.kind];

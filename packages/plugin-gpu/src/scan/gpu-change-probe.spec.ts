@@ -48,6 +48,12 @@ describe('gpuChangeProbe', () => {
       'class/kfd/kfd/topology/nodes',
     ]);
     expect(probe.sysfs?.links).toEqual(amd.map((a) => `bus/pci/devices/${a}/driver`));
+    expect(probe.sysfs?.read).toEqual(
+      amd.flatMap((a) => [
+        `bus/pci/devices/${a}/current_compute_partition`,
+        `bus/pci/devices/${a}/current_memory_partition`,
+      ]),
+    );
     expect(probe.procfs).toBeUndefined();
   });
 

@@ -30,8 +30,30 @@ export interface Gpu {
   readonly attributes: Readonly<Record<string, string>>;
   /** Why the GPU is unhealthy now; empty = healthy. */
   readonly problems: readonly string[];
-  /** IDs of GPUs joined to this one by an XGMI link (AMD). */
+  /** IDs of GPUs joined to this one by an XGMI link (AMD; for a compute partition, the partitions of other GPUs). */
   readonly xgmiPeers: readonly string[];
+  /**
+   * AMD: the compute (`SPX`, `CPX`, …) and memory (`NPS1`, `NPS4`, …) partition modes of the GPU, or of the GPU a
+   * compute partition belongs to (partitions of one GPU share its `pciAddress`); absent where amdgpu reports none.
+   */
+  readonly partitionModes?: { readonly compute?: string; readonly memory?: string };
+  /** NVIDIA MIG device (kind `nvidia-mig`): where it sits and, through NVML, its profile. */
+  readonly mig?: MigPlacement;
+}
+
+/** Where an NVIDIA MIG device sits, and what NVML says of it. */
+export interface MigPlacement {
+  /** GPU instance and compute instance IDs. */
+  readonly gi: number;
+  readonly ci: number;
+  /** The parent GPU as a whole, as `nvidia.migStrategy: none` advertises it instead of its MIG devices. */
+  readonly parent: Gpu;
+  /** The parent's partition layout as procfs lists it (`gi1/ci0,gi2/ci0`); a new one retires the old MIG devices. */
+  readonly layout: string;
+  /** NVIDIA's profile name (`1g.10gb`, `1c.3g.40gb`), read through NVML; absent without it. */
+  readonly profile?: string;
+  /** The MIG device's index under its GPU through NVML (NVIDIA's `<gpu>:<index>`). */
+  readonly index?: number;
 }
 
 /** A PCI function the scan took for a GPU (advertised or excluded), as the change probe re-reads it. */
@@ -52,4 +74,9 @@ export interface GpuScan {
   readonly candidates: readonly GpuCandidate[];
   /** procfs directories whose listing the scan used (MIG instances under /proc/driver/nvidia/capabilities). */
   readonly procfsDirs: readonly string[];
+  /**
+   * NVIDIA GPU UUID → its MIG layout as procfs lists it (`''` without MIG devices), whatever `migStrategy`
+   * advertises; set by the MIG strategy, read to retire the MIG devices of a re-partitioned GPU.
+   */
+  readonly migLayouts?: ReadonlyMap<string, string>;
 }

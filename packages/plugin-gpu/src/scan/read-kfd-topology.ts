@@ -10,7 +10,10 @@ export interface KfdGpuNode {
   /** Index of the node directory under topology/nodes. */
   readonly node: number;
   readonly gpuId: number;
+  /** The PCI address `location_id` decodes to; on MI300-class GPUs its function is the partition index. */
   readonly pciAddress: string;
+  /** Domain, bus and device of that address (`0000:05:00`): the partitions of one GPU share it. */
+  readonly slot: string;
   readonly renderMinor?: number;
   /** Other nodes this one links to, with the link type (2 PCIe, 11 XGMI). */
   readonly links: readonly { readonly to: number; readonly type: number }[];
@@ -20,6 +23,8 @@ export interface KfdGpuNode {
 export interface KfdTopology {
   readonly byAddress: ReadonlyMap<string, KfdGpuNode>;
   readonly byNode: ReadonlyMap<number, KfdGpuNode>;
+  /** The GPU nodes of each PCI slot (`0000:05:00`), by node number: one per compute partition. */
+  readonly bySlot: ReadonlyMap<string, readonly KfdGpuNode[]>;
 }
 
 const NODES = 'class/kfd/kfd/topology/nodes';
@@ -29,6 +34,7 @@ export async function readKfdTopology(sysfs: Sysfs, warnings: string[]): Promise
   if (!(await sysfs.exists('class/kfd/kfd'))) return undefined;
   const byAddress = new Map<string, KfdGpuNode>();
   const byNode = new Map<number, KfdGpuNode>();
+  const bySlot = new Map<string, KfdGpuNode[]>();
   for (const name of await sysfs.list(NODES)) {
     if (!/^\d{1,4}$/.test(name)) continue;
     const dir = `${NODES}/${name}`;
@@ -56,11 +62,14 @@ export async function readKfdTopology(sysfs: Sysfs, warnings: string[]): Promise
       node: Number(name),
       gpuId,
       pciAddress: address,
+      slot: address.slice(0, address.lastIndexOf('.')),
       ...(render !== undefined && render > 0 ? { renderMinor: render } : {}),
       links,
     };
     byAddress.set(address, entry);
     byNode.set(entry.node, entry);
+    bySlot.set(entry.slot, [...(bySlot.get(entry.slot) ?? []), entry]);
   }
-  return { byAddress, byNode };
+  for (const nodes of bySlot.values()) nodes.sort((a, b) => a.node - b.node);
+  return { byAddress, byNode, bySlot };
 }

@@ -17,7 +17,8 @@ export async function readMigMinors(ctx: ScanContext): Promise<MigMinors | undef
 
 /**
  * One NVIDIA PCI function: the UUID and minor from /proc/driver/nvidia/gpus/<bdf>/information, its nodes, and
- * its MIG devices when MIG instances exist under /proc/driver/nvidia/capabilities/gpu<minor>/mig.
+ * its MIG devices (each carrying the whole GPU, for `migStrategy: none`) when MIG instances exist under
+ * /proc/driver/nvidia/capabilities/gpu<minor>/mig.
  */
 export async function scanNvidia(
   ctx: ScanContext,
@@ -49,33 +50,31 @@ export async function scanNvidia(
   const gpuNode = `/dev/nvidia${info.minor}`;
   const baseProblems = await nodeProblems(ctx, [gpuNode, ...REQUIRED_SHARED]);
 
-  const mig = await scanMig(ctx, info.minor, migMinors);
-  if (mig.length > 0) {
-    exclude(ctx, pci, `MIG enabled: advertised as ${mig.length} MIG device(s) instead of the whole GPU`);
-    const out: Gpu[] = [];
-    for (const { gi, ci, giMinor, ciMinor } of mig) {
-      const capNodes = [`/dev/nvidia-caps/nvidia-cap${giMinor}`, `/dev/nvidia-caps/nvidia-cap${ciMinor}`];
-      out.push({
-        ...common,
-        kind: 'nvidia-mig',
-        id: `MIG-${info.uuid}/${gi}/${ci}`,
-        deviceNodes: [gpuNode, ...capNodes],
-        attributes: { ...attributes, mig: `gi${gi}/ci${ci}`, parent: info.uuid },
-        problems: [...baseProblems, ...(await nodeProblems(ctx, capNodes))],
-      });
-    }
-    return out;
-  }
-  return [
-    {
+  const whole: Gpu = {
+    ...common,
+    kind: 'nvidia',
+    id: info.uuid,
+    deviceNodes: [gpuNode],
+    attributes,
+    problems: baseProblems,
+  };
+  const { instances, layout } = await scanMig(ctx, info.minor, migMinors);
+  if (instances.length === 0) return [whole];
+  // The MIG devices; nvidia.migStrategy decides later whether they or the whole GPU are advertised.
+  const out: Gpu[] = [];
+  for (const { gi, ci, giMinor, ciMinor } of instances) {
+    const capNodes = [`/dev/nvidia-caps/nvidia-cap${giMinor}`, `/dev/nvidia-caps/nvidia-cap${ciMinor}`];
+    out.push({
       ...common,
-      kind: 'nvidia',
-      id: info.uuid,
-      deviceNodes: [gpuNode],
-      attributes,
-      problems: baseProblems,
-    },
-  ];
+      kind: 'nvidia-mig',
+      id: `MIG-${info.uuid}/${gi}/${ci}`,
+      deviceNodes: [gpuNode, ...capNodes],
+      attributes: { ...attributes, mig: `gi${gi}/ci${ci}`, parent: info.uuid },
+      problems: [...baseProblems, ...(await nodeProblems(ctx, capNodes))],
+      mig: { gi, ci, parent: whole, layout },
+    });
+  }
+  return out;
 }
 
 interface MigInstance {
@@ -85,12 +84,15 @@ interface MigInstance {
   readonly ciMinor: number;
 }
 
-/** Existing GPU/compute instances of one GPU, with their capability minors. */
+/**
+ * Existing GPU/compute instances of one GPU, with their capability minors, and the layout procfs lists (every
+ * instance, also one whose minor is unknown: the layout changes only when instances are created or destroyed).
+ */
 async function scanMig(
   ctx: ScanContext,
   minor: number,
   migMinors: MigMinors | undefined,
-): Promise<MigInstance[]> {
+): Promise<{ instances: MigInstance[]; layout: string }> {
   const base = `driver/nvidia/capabilities/gpu${minor}/mig`;
   /** A capability's minor (`gi1`, `gi1/ci0`): from the mig-minors table, else from its access file. */
   const capMinor = async (path: string): Promise<number | undefined> => {
@@ -100,6 +102,7 @@ async function scanMig(
     return text === undefined ? undefined : parseDeviceFileMinor(text);
   };
   const out: MigInstance[] = [];
+  const listed: [number, number][] = [];
   ctx.procfsDirs.push(base);
   for (const giName of await ctx.procfs.list(base)) {
     const gi = /^gi(\d{1,3})$/.exec(giName)?.[1];
@@ -109,6 +112,7 @@ async function scanMig(
     for (const ciName of await ctx.procfs.list(`${base}/gi${gi}`)) {
       const ci = /^ci(\d{1,3})$/.exec(ciName)?.[1];
       if (ci === undefined) continue;
+      listed.push([Number(gi), Number(ci)]);
       const ciMinor = await capMinor(`gi${gi}/ci${ci}`);
       if (giMinor === undefined || ciMinor === undefined) {
         ctx.warnings.push(`nvidia gpu${minor} MIG gi${gi}/ci${ci}: capability minor unknown; skipped`);
@@ -117,5 +121,9 @@ async function scanMig(
       out.push({ gi: Number(gi), ci: Number(ci), giMinor, ciMinor });
     }
   }
-  return out.sort((a, b) => a.gi - b.gi || a.ci - b.ci);
+  const layout = listed
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+    .map(([gi, ci]) => `gi${gi}/ci${ci}`)
+    .join(',');
+  return { instances: out.sort((a, b) => a.gi - b.gi || a.ci - b.ci), layout };
 }

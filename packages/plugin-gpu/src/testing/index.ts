@@ -21,7 +21,19 @@ export {
   nvidiaInformation,
 } from './driver-files';
 export { fixtureDevices, fixtureHost, gpuConfig, rootFlags } from './fixture-devices';
+export { buildMi300xMachine, MI300X_GPUS, MI300X_PARTITIONS, mi300xPartitionId } from './amd-machines';
+export type { Mi300xMachineOptions, Mi300xModes } from './amd-machines';
 export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
 export type { GpuSlot } from './pci-gpus';
 export { bindDriver, replugGpu, unbindDriver, unplugGpu } from './hot-plug';
 export { buildNvidiaServer, nvidiaServerAddress, nvidiaServerUuid } from './nvidia-server';
+export {
+  buildMigMachine,
+  h100Mig,
+  MIG_MACHINE,
+  migMachineNvml,
+  migMachineUuid,
+  removeMigInstance,
+} from './mig-machine';
+export { buildFakeNvml, fakeNvmlLayout } from './fake-nvml';
+export type { FakeNvml, FakeNvmlGpu, FakeNvmlMig, FakeNvmlOptions } from './fake-nvml';

@@ -44,7 +44,6 @@ describe('planResources', () => {
     expect(b?.name).toBe('rdma/hca_shared_devices_b');
     expect(b?.devices).toEqual([]);
     expect(result.warnings).toEqual([
-      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev change and whenever the --poll-interval probe sees an RDMA class or port state change',
       'rdma/hca_shared_devices_b: no RDMA device matches its selectors; it advertises no devices',
     ]);
     expect(result.excluded.map((e) => e.path)).toEqual([

@@ -136,11 +136,6 @@ function sharedLocality(matched: readonly Matched[]): DeviceLocality {
 /** Config-level warnings (deprecated or ignored keys), independent of the hardware. */
 export function configWarnings(config: RdmaConfig): string[] {
   const warnings: string[] = [];
-  if (config.periodicUpdateInterval !== undefined) {
-    warnings.push(
-      'periodicUpdateInterval: ignored; devices and port health are rescanned on every /dev change and whenever the --poll-interval probe sees an RDMA class or port state change',
-    );
-  }
   config.configList.forEach((resource, index) => {
     if (resource.devices !== undefined) {
       warnings.push(`configList[${index}].devices: deprecated; treated as selectors.ifNames`);

@@ -22,7 +22,6 @@ describe('assignPools', () => {
     resourceList: [
       { resourceName: 'kernel', selectors: { drivers: ['iavf'] } },
       { resourceName: 'any_intel', resourcePrefix: 'example.com', selectors: { vendors: ['8086'] } },
-      { resourceName: 'sfs', deviceType: 'auxNetDevice' },
     ],
   });
 
@@ -33,7 +32,6 @@ describe('assignPools', () => {
     expect(result.pools.map((p) => [p.resourceName, p.members.map((m) => m.fn.address)])).toEqual([
       ['intel.com/kernel', ['0000:3b:02.0']],
       ['example.com/any_intel', ['0000:3b:02.1']],
-      ['intel.com/sfs', []],
     ]);
     expect(result.excluded).toEqual([
       {

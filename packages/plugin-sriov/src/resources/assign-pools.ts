@@ -57,7 +57,6 @@ export function assignPools(scan: NodeScan, config: SriovConfig, options: Assign
     let placed = false;
     for (const entry of pools) {
       const { pool, resourceName } = entry;
-      if (pool.deviceType === 'auxNetDevice') continue;
       if (pool.deviceType !== fn.kind) continue;
       const selectors = poolSelectors(pool);
       let transientOnly = true;

@@ -42,8 +42,7 @@ describe('matchSelector', () => {
     ],
     [{ linkTypes: ['infiniband'] }, 'link type ether does not match selector linkTypes=[infiniband]', false],
     [{ isRdma: true }, 'no RDMA device (infiniband/) but selector isRdma=true', true],
-    [{ pKeys: ['0x7fff'] }, 'selector pKeys is not supported, so it matches nothing', false],
-    [{ vdpaType: 'vhost' }, 'selector vdpaType is not supported, so it matches nothing', false],
+    [{ pKeys: ['0x7fff'] }, 'no InfiniBand partition key (port 1, index 0); selector pKeys=[0x7fff]', true],
   ])('fails %j naming the selector', (selector, reason, transient) => {
     expect(matchSelector(vf, selector, 'netDevice')).toEqual({ ok: false, reason, transient });
   });
@@ -66,6 +65,17 @@ describe('matchSelector', () => {
     expect(matchSelector(pfBase, { pfNames: ['ens1f0'] }, 'netDevice')).toEqual({ ok: true });
     expect(matchSelector(pfBase, { rootDevices: ['0000:3b:00.0'] }, 'netDevice')).toEqual({ ok: true });
     expect(matchSelector(pfBase, { pfNames: ['ens1f0#0'] }, 'netDevice')).toMatchObject({ ok: false });
+  });
+
+  it('compares pKeys with the default partition key numerically, as upstream documents them', () => {
+    const ib = testVf({ linkType: 'infiniband', pKey: '0x0001', rdmaDevices: ['mlx5_2'] });
+    expect(matchSelector(ib, { pKeys: ['0x1', '0xabcd'] }, 'netDevice')).toEqual({ ok: true });
+    expect(matchSelector(ib, { pKeys: ['1'] }, 'netDevice')).toEqual({ ok: true });
+    expect(matchSelector(ib, { pKeys: ['0x7FFF'] }, 'netDevice')).toEqual({
+      ok: false,
+      reason: 'partition key 0x0001 does not match selector pKeys=[0x7FFF]',
+      transient: false,
+    });
   });
 
   it('uses only the accelerator selectors for accelerator pools', () => {

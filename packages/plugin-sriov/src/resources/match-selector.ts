@@ -1,5 +1,5 @@
 import type { NicFunction } from '../scan/nic-function';
-import { UNSUPPORTED_SELECTORS, type SriovSelector } from '../config';
+import type { SriovSelector } from '../config';
 import { parseVfRange, type VfRangeSelector } from './vf-range';
 
 /** Whether a function passes one selector object; on failure, which selector failed and why. */
@@ -17,7 +17,7 @@ const list = (values: readonly string[]): string => `[${values.join(',')}]`;
 /**
  * Checks a function against one selector object of a pool, as upstream does: every key present must match
  * (AND), any value of a key may (OR). Accelerator pools use only vendors, devices, drivers, pciAddresses and
- * acpiIndexes. Unsupported upstream keys (ddpProfiles, pKeys, vdpaType, auxTypes) match nothing.
+ * acpiIndexes. `pKeys` compares the partition key numerically (`0x1` matches the kernel's `0x0001`).
  */
 export function matchSelector(
   fn: NicFunction,
@@ -47,7 +47,7 @@ export function matchSelector(
   }
   if (deviceType === 'accelerator') return { ok: true };
 
-  const { pfNames, rootDevices, linkTypes, isRdma } = selector;
+  const { pfNames, rootDevices, linkTypes, isRdma, pKeys } = selector;
   if (pfNames) {
     const ranges = parsedRanges(pfNames);
     const pfName = fn.pfName;
@@ -73,8 +73,10 @@ export function matchSelector(
   if (isRdma === true && fn.rdmaDevices.length === 0) {
     return fail('no RDMA device (infiniband/) but selector isRdma=true', true);
   }
-  for (const key of UNSUPPORTED_SELECTORS) {
-    if (selector[key] !== undefined) return fail(`selector ${key} is not supported, so it matches nothing`);
+  if (pKeys && !pKeys.some((k) => samePKey(k, fn.pKey))) {
+    return fn.pKey === undefined
+      ? fail(`no InfiniBand partition key (port 1, index 0); selector pKeys=${list(pKeys)}`, true)
+      : fail(`partition key ${fn.pKey} does not match selector pKeys=${list(pKeys)}`);
   }
   return { ok: true };
 }
@@ -83,6 +85,13 @@ export function matchSelector(
 function sameHexId(wanted: string, actual: string | undefined): boolean {
   if (actual === undefined) return false;
   return wanted.trim().toLowerCase().replace(/^0x/, '') === actual;
+}
+
+/** "0x1", "1" and "0x0001" name the same partition key. */
+function samePKey(wanted: string, actual: string | undefined): boolean {
+  if (actual === undefined) return false;
+  const a = Number.parseInt(wanted.replace(/^0x/i, ''), 16);
+  return Number.isInteger(a) && a === Number.parseInt(actual.replace(/^0x/i, ''), 16);
 }
 
 function indexMatches(range: VfRangeSelector, fn: NicFunction): boolean {

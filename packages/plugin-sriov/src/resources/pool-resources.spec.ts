@@ -51,7 +51,6 @@ describe('pool resources', () => {
         { resourceName: 'rdma', selectors: { drivers: ['mlx5_core'], isRdma: true } },
         { resourceName: 'kernel', selectors: { drivers: ['iavf'] }, pfAllocation: 'spread' },
         { resourceName: 'empty', selectors: { drivers: ['nothing'] } },
-        { resourceName: 'sfs', deviceType: 'auxNetDevice' },
       ],
     });
     const node: NodeScan = {
@@ -80,7 +79,7 @@ describe('pool resources', () => {
     };
     const signal = new AbortController().signal;
 
-    it('give one resource per pool, empty ones included and auxNetDevice ones left out', () => {
+    it('give one resource per pool, empty ones included', () => {
       const { set } = build();
       expect(set.resources.map((r) => [r.name, r.devices.map((d) => d.id)])).toEqual([
         ['intel.com/rdma', ['0000:d8:00.2']],
@@ -88,7 +87,6 @@ describe('pool resources', () => {
         ['intel.com/empty', []],
       ]);
       expect(set.warnings).toEqual([
-        'resourceList[3].deviceType: auxNetDevice (mlx5 sub-functions) is not supported; intel.com/sfs gets no devices',
         '0000:3b:00.0: numa_node is not a number ("x"); topology unknown',
         "intel.com/empty: no device matches the pool's selectors",
       ]);

@@ -30,6 +30,11 @@ export interface NicFunction {
   readonly linkType?: string;
   /** RDMA devices of this function (`infiniband/`), e.g. ["mlx5_3"]. */
   readonly rdmaDevices: readonly string[];
+  /**
+   * InfiniBand only: the default partition key (`infiniband/<first RDMA device>/ports/1/pkeys/0`, `0x7fff`), what
+   * upstream's `pKeys` selector compares.
+   */
+  readonly pKey?: string;
   /** uio nodes (`uio/`), e.g. ["uio0"]. */
   readonly uioDevices: readonly string[];
   /** Set on virtual functions. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { createHost } from '@kdp/topology';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { addTwoPfNode, bindDriver, setCarrier } from '../testing';
+import { addSriovPf, addTwoPfNode, bindDriver, setCarrier } from '../testing';
 import type { NicFunction } from './nic-function';
 import { createNicScanCache, kindOfClass, scanNics } from './scan-nics';
 
@@ -17,6 +17,30 @@ describe('scanNics', () => {
   const scan = () => scanNics(createHost({ sysfsRoot: fixture.root, procRoot: fixture.procRoot }));
   const attr = (address: string, name: string, content: string): void =>
     writeFileSync(join(fixture.root, fixture.pciDir(address), name), content);
+
+  it('reads the default partition key of InfiniBand functions only (pKeys), skipping a malformed one', async () => {
+    addSriovPf(fixture, {
+      address: '0000:5e:00.0',
+      vendor: '15b3',
+      device: '101b',
+      vfDevice: '101c',
+      driver: 'mlx5_core',
+      netdev: 'ib0',
+      numaNode: 0,
+      totalVfs: 8,
+      rootPort: '0000:5d:00.0',
+      linkType: 32,
+      vfs: [
+        { address: '0000:5e:00.1', driver: 'mlx5_core', rdma: 'mlx5_20', pKey: '0x7fff', iommuGroup: 300 },
+        { address: '0000:5e:00.2', driver: 'mlx5_core', rdma: 'mlx5_21', pKey: 'garbage', iommuGroup: 301 },
+      ],
+    });
+    const byAddress = new Map((await scan()).functions.map((fn) => [fn.address, fn]));
+    expect(byAddress.get('0000:5e:00.1')).toMatchObject({ linkType: 'infiniband', pKey: '0x7fff' });
+    expect(byAddress.get('0000:5e:00.2')?.pKey).toBeUndefined();
+    // RoCE (Ethernet) functions have RDMA devices but no partition key.
+    expect(byAddress.get('0000:d8:00.2')?.pKey).toBeUndefined();
+  });
 
   it('reads PFs and VFs, with indexes from sriov_offset/stride (Intel) and from virtfnN links (Mellanox)', async () => {
     const result = await scan();

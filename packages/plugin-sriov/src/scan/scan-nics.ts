@@ -139,12 +139,17 @@ async function readFunctions(
     const pf = fn.vf === undefined ? undefined : heads.get(fn.vf.pfAddress);
     const own = await readNetFacts(sysfs, fn.sysfsPath, fn.entries.has('net'), pf === undefined);
     if (fn.vf === undefined) heads.set(fn.address, own);
+    const rdmaDevices = fn.entries.has('infiniband') ? await sysfs.list(`${fn.sysfsPath}/infiniband`) : [];
+    const ib = (pf ?? own).linkType === 'infiniband' && rdmaDevices[0] !== undefined;
     const nic: NicFunction = {
       ...withoutHexPrefix(fn),
       kind: kindOfClass(fn.pciClass) ?? 'netDevice',
       ...(await driverNodes(sysfs, fn, cache.noIommuGroups, groups)),
       netdevs: own.netdevs,
-      rdmaDevices: fn.entries.has('infiniband') ? await sysfs.list(`${fn.sysfsPath}/infiniband`) : [],
+      rdmaDevices,
+      ...(ib
+        ? optional('pKey', await readDefaultPKey(sysfs, `${fn.sysfsPath}/infiniband/${rdmaDevices[0]}`))
+        : {}),
       ...(fn.sriov !== undefined ? { sriov: { totalVfs: fn.sriov.totalVfs, numVfs: fn.sriov.numVfs } } : {}),
     };
     functions.push(withPfFacts(nic, pf ?? own));
@@ -233,6 +238,15 @@ async function readNetFacts(sysfs: Sysfs, path: string, hasNet: boolean, full: b
     ...optional('linkType', type === undefined ? undefined : (LINK_TYPES[type] ?? `${type}`)),
     carrier,
   };
+}
+
+/**
+ * The default partition key of an RDMA device (port 1, index 0: `0x7fff`), as upstream reads it for `pKeys`;
+ * undefined when absent or not a 16-bit hex number.
+ */
+async function readDefaultPKey(sysfs: Sysfs, rdmaDir: string): Promise<string | undefined> {
+  const text = (await sysfs.read(`${rdmaDir}/ports/1/pkeys/0`))?.trim().toLowerCase();
+  return text !== undefined && /^0x[0-9a-f]{1,4}$/.test(text) ? text : undefined;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface FixtureVf {
   readonly driver?: string;
   readonly netdev?: string;
   readonly rdma?: string;
+  /** The RDMA device's default partition key (`ports/1/pkeys/0`, e.g. `0x7fff`); absent = no pkeys file. */
+  readonly pKey?: string;
   readonly iommuGroup: number;
 }
 
@@ -93,7 +95,8 @@ function addVf(fixture: SysfsFixture, pf: FixturePf, vf: FixtureVf, index: numbe
   if (vf.netdev !== undefined) addNetdev(fixture, vf.address, vf.netdev, pf.linkType ?? 1, false);
   if (vf.driver === 'vfio-pci') addVfioNodes(fixture, vf.iommuGroup);
   if (vf.rdma !== undefined) {
-    fixture.addClassDevice('infiniband', vf.rdma, { pciAddress: vf.address });
+    const rdmaDir = fixture.addClassDevice('infiniband', vf.rdma, { pciAddress: vf.address });
+    if (vf.pKey !== undefined) fixture.write(`${rdmaDir}/ports/1/pkeys/0`, `${vf.pKey}\n`);
     const n = vf.rdma.slice(vf.rdma.lastIndexOf('_') + 1);
     fixture.addClassDevice('infiniband_verbs', `uverbs${n}`, {
       attributes: { ibdev: vf.rdma },

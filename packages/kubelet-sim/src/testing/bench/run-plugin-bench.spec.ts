@@ -104,7 +104,8 @@ describe('runPluginBench', () => {
       expect(l.p99Ms).toBeLessThanOrEqual(l.maxMs);
       expect(l.maxMs).toBeLessThan(LAG_MS + 10_000);
     }
-    expect(result.idleMs).toBeGreaterThanOrEqual(300);
+    // Timers may fire a fraction of a millisecond early against performance.now(): a little slack, no more.
+    expect(result.idleMs).toBeGreaterThanOrEqual(295);
     expect(result.idleTicks).toBeGreaterThanOrEqual(0);
     expect(result.idleCpuPercent).toBeCloseTo(
       (result.idleTicks / result.ticksPerSecond / (result.idleMs / 1000)) * 100,

@@ -1,0 +1,516 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PluginDevice } from '@kdp/core';
+import { createSampleNode, type SampleNode } from '@kdp/demo';
+import { toSliceDevice } from '@kdp/dra';
+import { bundleEntry, type EntryBundle } from '@kdp/kubelet-sim/testing';
+import { celAttributeRefs, celDrivers, celUnrecognised, type CelAttributeRef } from './cel-attribute-refs';
+import { checkDeviceClass } from './check-device-class';
+import { checkFieldNames, type TypedObject } from './check-field-names';
+import { deployDir, repoRoot } from './deploy-dir';
+import { draVariants, type DraVariant } from './kdp-plugins';
+import { objectId, type KubeObject } from './kube-object';
+import { parseYamlDocuments } from './parse-yaml-documents';
+import { draProfileRules, profileRules } from './profile-rules';
+import { renderKustomization } from './render-kustomization';
+import { flagValues, podSpecOf } from './resolved-args';
+import { schemaModel } from './schema-models';
+
+// deploy/dra/<plugin>: the plugin as a DRA driver (`serve --mode dra`). Rendered here as kustomize would, then
+// checked: the DaemonSet's flags, environment and mounts; the RBAC and the admission policy; the DeviceClasses'
+// CEL against the attributes the drivers really publish (each plugin's `discover` on the demo's sample node, made
+// slice devices by @kdp/dra's own toSliceDevice); and every object against its schema (DeviceClass structurally:
+// the vendored v1.33 schema has no resource.k8s.io/v1).
+
+type Mapping = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const NAMESPACE = 'kdp-system';
+const STANDARD_DOMAIN = 'resource.kubernetes.io';
+
+const builds = draVariants.map((variant) => ({
+  variant,
+  objects: renderKustomization(join(deployDir, variant.dir)),
+}));
+const examples = new Map(
+  draVariants.map((variant) => {
+    const file = join(deployDir, 'dra', 'examples', `${variant.plugin.name}-claims.yaml`);
+    return [variant.plugin.name, parseYamlDocuments(readFileSync(file, 'utf8'), file) as KubeObject[]];
+  }),
+);
+
+const find = (objects: readonly KubeObject[], kind: string, name?: string): KubeObject => {
+  const found = objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+  if (found === undefined) throw new Error(`no ${kind} ${name ?? ''}`);
+  return found;
+};
+const daemonSetOf = (variant: DraVariant): KubeObject =>
+  find(builds.find((b) => b.variant === variant)?.objects ?? [], 'DaemonSet', variant.daemonSet);
+const podOf = (ds: KubeObject): Mapping => (ds['spec'] as Mapping)['template']['spec'];
+const { objects: gpuObjects, variant: gpu } = builds[0] as (typeof builds)[number];
+
+describe.each(builds)('deploy/$variant.dir', ({ variant, objects }) => {
+  const ds = daemonSetOf(variant);
+  const pod = podSpecOf(ds);
+  const container = pod.containers[0] as NonNullable<(typeof pod.containers)[0]>;
+  const args = container.args ?? [];
+
+  it('holds the namespace, the driver with its account and binding, the shared RBAC and policy, the classes', () => {
+    const ids = objects.map(objectId).sort();
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        '/Namespace//kdp-system',
+        `/ServiceAccount/kdp-system/${variant.daemonSet}`,
+        `/ConfigMap/kdp-system/${variant.plugin.configs[0]?.configMap}`,
+        `apps/DaemonSet/kdp-system/${variant.daemonSet}`,
+        'rbac.authorization.k8s.io/ClusterRole//kdp-dra-driver',
+        `rbac.authorization.k8s.io/ClusterRoleBinding//kdp-${variant.plugin.name}-dra-driver`,
+        'admissionregistration.k8s.io/ValidatingAdmissionPolicy//kdp-dra-driver-resourceslices',
+        'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding//kdp-dra-driver-resourceslices',
+        `resource.k8s.io/DeviceClass//${variant.driver}`,
+      ]),
+    );
+    // Cluster-scoped objects carry no namespace (kustomize's namespace transformer must not reach them).
+    for (const object of objects.filter((o) => ['DeviceClass', 'ClusterRole'].includes(o.kind)))
+      expect([objectId(object), object.metadata.namespace]).toEqual([objectId(object), undefined]);
+  });
+
+  it('runs `serve --mode dra` with the kubelet directories, CDI and no device-plugin flag', () => {
+    expect(args.slice(0, 2)).toEqual(['serve', '--mode=dra']);
+    expect(flagValues(args, '--plugins-registry-dir')).toEqual(['/var/lib/kubelet/plugins_registry']);
+    expect(flagValues(args, '--dra-plugins-dir')).toEqual(['/var/lib/kubelet/plugins']);
+    expect(flagValues(args, '--cdi-dir')).toEqual(['/var/run/cdi']);
+    expect(flagValues(args, '--device-plugin-dir')).toEqual([]);
+    expect(flagValues(args, '--registration')).toEqual([]);
+    expect(flagValues(args, '--metrics-address')).toEqual([`0.0.0.0:${variant.plugin.metricsPort}`]);
+  });
+
+  it('mounts the kubelet directories and /var/run/cdi read-write at their host paths (the kubelet dials them there)', () => {
+    for (const path of ['/var/lib/kubelet/plugins_registry', '/var/lib/kubelet/plugins', '/var/run/cdi']) {
+      const volume = pod.volumes?.find((v) => v.hostPath?.path === path);
+      const mount = container.volumeMounts?.find((m) => m.name === volume?.name);
+      expect({ path, mountPath: mount?.mountPath, readOnly: mount?.readOnly ?? false }).toEqual({
+        path,
+        mountPath: path,
+        readOnly: false,
+      });
+    }
+  });
+
+  it('takes NODE_NAME and POD_UID from the downward API and mounts its own account token', () => {
+    expect(container.env).toEqual(
+      expect.arrayContaining([
+        { name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+        { name: 'POD_UID', valueFrom: { fieldRef: { fieldPath: 'metadata.uid' } } },
+      ]),
+    );
+    expect(podOf(ds)['serviceAccountName']).toBe(variant.daemonSet);
+    expect(podOf(ds)['automountServiceAccountToken']).toBe(true);
+    expect(
+      find(objects, 'ServiceAccount', variant.daemonSet)['automountServiceAccountToken'],
+    ).toBeUndefined();
+  });
+
+  it.each(draProfileRules.map((rule) => [rule.name, rule]))('profile: %s', (_name, rule) => {
+    expect(rule.check(ds)).toEqual([]);
+  });
+
+  it('binds its service account, in the namespace it lives in, to the shared ClusterRole', () => {
+    const binding = find(objects, 'ClusterRoleBinding', `kdp-${variant.plugin.name}-dra-driver`);
+    const account = find(objects, 'ServiceAccount', variant.daemonSet);
+    expect(account.metadata.namespace).toBe(NAMESPACE);
+    expect(binding['roleRef']).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'kdp-dra-driver',
+    });
+    expect(binding['subjects']).toEqual([
+      { kind: 'ServiceAccount', name: variant.daemonSet, namespace: NAMESPACE },
+    ]);
+  });
+});
+
+describe('the DRA profile replaces exactly three rules of the device plugins, each for a reason', () => {
+  it('keeps every other rule as it is', () => {
+    const replaced = profileRules.filter((rule, i) => draProfileRules[i] !== rule).map((rule) => rule.name);
+    expect(replaced.map((name) => name.split(' ').slice(0, 2).join(' '))).toEqual([
+      'no service-account',
+      'hostPaths limited',
+      'placed by',
+    ]);
+    expect(draProfileRules).toHaveLength(profileRules.length);
+  });
+
+  const mutations: [string, (ds: KubeObject) => void][] = [
+    ['service-account token', (ds) => (podOf(ds)['automountServiceAccountToken'] = false)],
+    [
+      'hostPaths',
+      (ds) =>
+        podOf(ds)['volumes'].push({ name: 'dp', hostPath: { path: '/var/lib/kubelet/device-plugins' } }),
+    ],
+    [
+      'hostPaths',
+      (ds) =>
+        (podOf(ds)['volumes'] = (podOf(ds)['volumes'] as Mapping[]).filter((v) => v['name'] !== 'plugins')),
+    ],
+    [
+      'placed only',
+      (ds) =>
+        podOf(ds)['affinity']['nodeAffinity']['requiredDuringSchedulingIgnoredDuringExecution'][
+          'nodeSelectorTerms'
+        ].push({ matchExpressions: [{ key: 'kdp.dev/gpu.present', operator: 'In', values: ['true'] }] }),
+    ],
+  ];
+  it.each(mutations)('a DaemonSet breaking "%s" fails that rule only', (prefix, mutate) => {
+    const copy = structuredClone(daemonSetOf(gpu));
+    mutate(copy);
+    const failing = draProfileRules.filter((rule) => rule.check(copy).length > 0).map((rule) => rule.name);
+    expect(failing).toHaveLength(1);
+    expect(failing[0]?.startsWith(prefix)).toBe(true);
+  });
+});
+
+describe('RBAC: what the driver sends, nothing more', () => {
+  it('the ClusterRole grants ResourceSlices (no patch, no deletecollection), ResourceClaims get and Nodes get', () => {
+    const role = find(gpuObjects, 'ClusterRole', 'kdp-dra-driver');
+    expect(role['rules']).toEqual([
+      {
+        apiGroups: ['resource.k8s.io'],
+        resources: ['resourceslices'],
+        verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
+      },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
+    ]);
+  });
+});
+
+describe('the ValidatingAdmissionPolicy: each driver writes only its own node’s slices of its own driver', () => {
+  const policy = find(gpuObjects, 'ValidatingAdmissionPolicy');
+  const spec = policy['spec'] as Mapping;
+  const variables = new Map(
+    (spec['variables'] as { name: string; expression: string }[]).map((v) => [v.name, v.expression]),
+  );
+  const validations = (spec['validations'] as { expression: string }[]).map((v) => v.expression).join('\n');
+  const accounts = draVariants.map((v) => `system:serviceaccount:${NAMESPACE}:${v.daemonSet}`);
+
+  it('matches every write of ResourceSlices and fails closed', () => {
+    expect(spec['failurePolicy']).toBe('Fail');
+    expect(spec['matchConstraints']['resourceRules']).toEqual([
+      {
+        apiGroups: ['resource.k8s.io'],
+        apiVersions: ['*'],
+        operations: ['CREATE', 'UPDATE', 'DELETE'],
+        resources: ['resourceslices'],
+      },
+    ]);
+    const binding = find(gpuObjects, 'ValidatingAdmissionPolicyBinding');
+    expect(binding['spec']).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
+  });
+
+  it('applies to exactly the drivers’ service accounts, and maps each to its own driver name', () => {
+    const condition = (spec['matchConditions'] as { expression: string }[])[0]?.expression ?? '';
+    expect([...condition.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual(accounts);
+    const driversOf = variables.get('driversOf') ?? '';
+    expect([...driversOf.matchAll(/'([^']+)':\s*\['([^']+)'\]/g)].map((m) => [m[1], m[2]])).toEqual(
+      draVariants.map((v, i) => [accounts[i], v.driver]),
+    );
+  });
+
+  it('compares spec.nodeName (of oldObject on DELETE and UPDATE) with the node-name claim of the token', () => {
+    expect(variables.get('userNodeName')).toContain(
+      "request.userInfo.extra[?'authentication.kubernetes.io/node-name']",
+    );
+    expect(variables.get('slice')).toBe('request.operation == "DELETE" ? oldObject : object');
+    expect(variables.get('objectNodeName')).toContain('variables.slice.spec.?nodeName');
+    expect(validations).toContain("variables.userNodeName != ''");
+    expect(validations).toContain('variables.objectNodeName == variables.userNodeName');
+    expect(validations).toContain("oldObject.spec.?nodeName.orValue('') == variables.userNodeName");
+    expect(validations).toContain(
+      'variables.slice.spec.driver in variables.driversOf[request.userInfo.username]',
+    );
+  });
+});
+
+/** The attributes each driver publishes: the plugin's `discover` on the sample node, through toSliceDevice. */
+const published = new Map<string, { names: Map<string, Set<string>>; values: Map<string, Set<string>> }>();
+let sample: SampleNode;
+const bundles: EntryBundle[] = [];
+
+function discover(bundle: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, NODE_PATH: join(repoRoot, 'node_modules') };
+    execFile(
+      process.execPath,
+      [bundle, 'discover', '--output', 'json', ...args],
+      { env, timeout: 60_000 },
+      (e, out) => (e === null ? resolve(out) : reject(e)),
+    );
+  });
+}
+
+beforeAll(async () => {
+  sample = createSampleNode();
+  for (const variant of draVariants) {
+    const name = variant.plugin.name as 'gpu' | 'usb';
+    const bundle = bundleEntry(join(repoRoot, 'packages', variant.plugin.packageDir, 'src', 'main.ts'), {
+      external: ['koffi', 'usb'],
+    });
+    bundles.push(bundle);
+    const out = await discover(bundle.path, [
+      `--sysfs-root=${sample.sysfsRoot}`,
+      `--dev-root=${sample.devRoot}`,
+      ...(variant.plugin.procfs ? [`--proc-root=${sample.procRoot}`] : []),
+      `--config=${sample.configs[name]}`,
+    ]);
+    const { resources } = JSON.parse(out) as {
+      resources: { resourceName: string; devices: PluginDevice<unknown>[] }[];
+    };
+    const names = new Map<string, Set<string>>([
+      [variant.driver, new Set()],
+      [STANDARD_DOMAIN, new Set()],
+    ]);
+    const values = new Map<string, Set<string>>();
+    for (const resource of resources) {
+      for (const device of resource.devices) {
+        const slice = toSliceDevice(resource.resourceName, {
+          ...device,
+          ...(device.pciAddress === null ? { pciAddress: undefined } : {}),
+        } as PluginDevice<unknown>);
+        for (const [key, value] of Object.entries(slice.attributes ?? {})) {
+          names.get(variant.driver)?.add(key);
+          if (!values.has(key)) values.set(key, new Set());
+          values.get(key)?.add(String(value));
+        }
+        if (slice.pciBusId !== undefined) names.get(STANDARD_DOMAIN)?.add('pciBusID');
+        if (slice.pcieRoot !== undefined) names.get(STANDARD_DOMAIN)?.add('pcieRoot');
+      }
+    }
+    published.set(variant.driver, { names, values });
+  }
+}, 120_000);
+
+afterAll(() => {
+  for (const bundle of bundles) bundle.remove();
+  sample.remove();
+});
+
+/** The CEL expressions of a DeviceClass or a ResourceClaimTemplate, with the class each request names. */
+function selectorsOf(object: KubeObject): { expression: string; deviceClassName?: string }[] {
+  const spec = object['spec'] as Mapping;
+  if (object.kind === 'DeviceClass')
+    return (spec['selectors'] as Mapping[]).map((s) => ({ expression: s['cel']['expression'] as string }));
+  return (spec['spec']['devices']['requests'] as Mapping[]).flatMap((request) =>
+    ((request['exactly']['selectors'] ?? []) as Mapping[]).map((s) => ({
+      expression: s['cel']['expression'] as string,
+      deviceClassName: request['exactly']['deviceClassName'] as string,
+    })),
+  );
+}
+
+/** Formats of attribute values the classes compare with literals, each checked against what is published. */
+const formats: Record<string, Record<string, RegExp>> = {
+  'gpu.kdp.dev': { vendor: /^0x[0-9a-f]{4}$/ },
+  'usb.kdp.dev': { vendor: /^[0-9a-f]{4}$/, product: /^[0-9a-f]{4}$/ },
+};
+
+/** What is wrong with an attribute a selector of `variant` reads. */
+function refProblems(variant: DraVariant, ref: CelAttributeRef, configText: string): string[] {
+  const known = published.get(variant.driver)?.names.get(ref.domain);
+  if (known === undefined) return [`${ref.domain}: not the driver's domain nor ${STANDARD_DOMAIN}`];
+  if (!known.has(ref.name)) return [`${ref.domain}.${ref.name} is not published (${[...known].join(', ')})`];
+  const problems: string[] = [];
+  const format = formats[variant.driver]?.[ref.name];
+  if (ref.equals !== undefined && format !== undefined && !format.test(ref.equals))
+    problems.push(`${ref.name} == '${ref.equals}' does not have the published format ${String(format)}`);
+  if (ref.equals !== undefined && ref.name === 'resource' && !configText.includes(ref.equals))
+    problems.push(`resource ${ref.equals} is not in the plugin's ConfigMap`);
+  return problems;
+}
+
+describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, objects }) => {
+  const classes = objects.filter((o) => o.kind === 'DeviceClass');
+  const configText = JSON.stringify(find(objects, 'ConfigMap')['data']);
+
+  it('select only the driver’s devices, and read only attributes it publishes, in their formats', () => {
+    expect(classes.length).toBeGreaterThan(1);
+    const problems: string[] = [];
+    for (const object of classes) {
+      for (const { expression } of selectorsOf(object)) {
+        const where = `DeviceClass ${object.metadata.name}`;
+        if (JSON.stringify(celDrivers(expression)) !== JSON.stringify([variant.driver]))
+          problems.push(`${where}: must test device.driver == '${variant.driver}' once`);
+        for (const use of celUnrecognised(expression)) problems.push(`${where}: unrecognised ${use}`);
+        for (const ref of celAttributeRefs(expression))
+          problems.push(...refProblems(variant, ref, configText).map((p) => `${where}: ${p}`));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the published values the formats describe have those formats (the format table is not made up)', () => {
+    for (const [name, format] of Object.entries(formats[variant.driver] ?? {})) {
+      const values = [...(published.get(variant.driver)?.values.get(name) ?? [])];
+      expect(values.length).toBeGreaterThan(0);
+      for (const value of values) expect([name, value, format.test(value)]).toEqual([name, value, true]);
+    }
+  });
+
+  it('a class with extendedResourceName selects exactly that resource; one class per extended resource', () => {
+    const extended = classes.filter((o) => (o['spec'] as Mapping)['extendedResourceName'] !== undefined);
+    expect(extended.length).toBeGreaterThan(0);
+    for (const object of extended) {
+      const name = (object['spec'] as Mapping)['extendedResourceName'] as string;
+      const refs = selectorsOf(object).flatMap(({ expression }) => celAttributeRefs(expression));
+      expect([object.metadata.name, refs.filter((r) => r.name === 'resource').map((r) => r.equals)]).toEqual([
+        object.metadata.name,
+        [name],
+      ]);
+    }
+    const names = extended.map((o) => (o['spec'] as Mapping)['extendedResourceName'] as string);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('the example claims use these classes and published attributes', () => {
+    const templates = (examples.get(variant.plugin.name) ?? []).filter(
+      (o) => o.kind === 'ResourceClaimTemplate',
+    );
+    expect(templates.length).toBeGreaterThan(0);
+    const classNames = new Set(classes.map((o) => o.metadata.name));
+    const problems: string[] = [];
+    for (const template of templates) {
+      for (const { expression, deviceClassName } of selectorsOf(template)) {
+        if (!classNames.has(deviceClassName ?? '')) problems.push(`${deviceClassName}: no such class`);
+        for (const use of celUnrecognised(expression)) problems.push(`unrecognised ${use}`);
+        for (const ref of celAttributeRefs(expression))
+          problems.push(...refProblems(variant, ref, configText));
+      }
+      const constraints = ((template['spec'] as Mapping)['spec']['devices']['constraints'] ??
+        []) as Mapping[];
+      for (const constraint of constraints) {
+        const qualified = constraint['matchAttribute'] as string;
+        const slash = qualified.lastIndexOf('/');
+        const ref = { domain: qualified.slice(0, slash), name: qualified.slice(slash + 1) };
+        problems.push(...refProblems(variant, ref, configText));
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('the attribute check refuses another driver’s domain, an unpublished name and a wrong format', () => {
+    expect(refProblems(variant, { domain: 'other.kdp.dev', name: 'resource' }, configText)).toHaveLength(1);
+    expect(refProblems(variant, { domain: variant.driver, name: 'vendorID' }, configText)).toEqual([
+      expect.stringContaining('is not published'),
+    ]);
+    expect(
+      refProblems(variant, { domain: variant.driver, name: 'vendor', equals: 'NVIDIA' }, configText),
+    ).toEqual([expect.stringContaining('published format')]);
+    expect(
+      refProblems(
+        variant,
+        { domain: variant.driver, name: 'resource', equals: 'example.com/none' },
+        configText,
+      ),
+    ).toEqual([expect.stringContaining("not in the plugin's ConfigMap")]);
+  });
+});
+
+describe('every DRA manifest validates', () => {
+  const all = [
+    ...builds.flatMap(({ variant, objects }) => objects.map((object) => ({ where: variant.dir, object }))),
+    ...[...examples].flatMap(([name, objects]) =>
+      objects.map((object) => ({ where: `dra/examples/${name}`, object })),
+    ),
+  ];
+
+  it('against the v1.33 schema where it has the kind, DeviceClasses structurally (v1 is not in it)', () => {
+    const unchecked: string[] = [];
+    for (const { where, object } of all) {
+      const model = schemaModel(object.apiVersion, object.kind);
+      if (model !== undefined) expect(() => model.validate(object)).not.toThrow();
+      else if (object.kind === 'DeviceClass')
+        expect([where, objectId(object), checkDeviceClass(object)]).toEqual([where, objectId(object), []]);
+      else unchecked.push(`${where} ${objectId(object)}`);
+    }
+    // ResourceClaimTemplates (examples only) are checked by their use above, not by a schema.
+    expect(unchecked.every((id) => id.includes('ResourceClaimTemplate'))).toBe(true);
+  });
+
+  it('the DeviceClass check refuses an unknown field, two selector kinds and a kubernetes.io extended resource', () => {
+    const deviceClass = structuredClone(find(gpuObjects, 'DeviceClass', 'nvidia.gpu.kdp.dev'));
+    const spec = deviceClass['spec'] as Mapping;
+    spec['selector'] = [];
+    spec['selectors'][0]['cel']['expresion'] = 'true';
+    spec['extendedResourceName'] = 'kubernetes.io/gpu';
+    expect(checkDeviceClass(deviceClass)).toEqual([
+      'unknown field spec.selector',
+      'spec.selectors[0].cel must hold exactly expression, a string',
+      'extendedResourceName kubernetes.io/gpu may not be in the kubernetes.io domain',
+    ]);
+  });
+
+  it('holds no field the API does not know (TypeScript excess-property check)', () => {
+    const typed: TypedObject[] = [];
+    const seen = new Set<string>();
+    for (const { where, object } of all) {
+      const model = schemaModel(object.apiVersion, object.kind);
+      if (model === undefined || seen.has(objectId(object))) continue;
+      seen.add(objectId(object));
+      typed.push({
+        label: `${where} ${objectId(object)}`,
+        value: object,
+        typeModule: model.typeModule,
+        typeName: model.typeName,
+      });
+    }
+    expect(checkFieldNames(typed)).toEqual([]);
+  }, 60_000);
+});
+
+describe("the plugin binaries accept the DaemonSets' command lines", () => {
+  let work: string;
+  beforeAll(() => (work = mkdtempSync(join(tmpdir(), 'kdp-dra-'))));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  // Host paths moved under a temp dir, the sample node's trees at /host/sys and /host/dev. Without an API server
+  // (no kubeconfig, not in a cluster) the run must get past flags, node name and directories and stop there.
+  it.each(draVariants.map((variant, i) => [variant.dir, variant, i] as const))(
+    '%s: serve gets as far as the API server',
+    async (_dir, variant, i) => {
+      const container = podSpecOf(daemonSetOf(variant)).containers[0];
+      const name = variant.plugin.name as 'gpu' | 'usb';
+      const root = join(work, name);
+      const moved = (container?.args ?? []).map((arg) => {
+        const [flag, value] = arg.split('=', 2);
+        if (value === undefined || !value.startsWith('/')) return arg;
+        if (flag === '--sysfs-root') return `${flag}=${sample.sysfsRoot}`;
+        if (flag === '--dev-root') return `${flag}=${sample.devRoot}`;
+        if (flag === '--config') return `${flag}=${sample.configs[name]}`;
+        mkdirSync(join(root, value), { recursive: true });
+        return `${flag}=${join(root, value)}`;
+      });
+      const env = {
+        PATH: process.env['PATH'] ?? '',
+        NODE_PATH: join(repoRoot, 'node_modules'),
+        NODE_NAME: 'node-a',
+        POD_UID: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+      };
+      const result = await new Promise<{ code: unknown; stderr: string }>((resolve) =>
+        execFile(
+          process.execPath,
+          [
+            bundles[i]?.path ?? '',
+            ...moved,
+            ...(variant.plugin.procfs ? [`--proc-root=${sample.procRoot}`] : []),
+          ],
+          { env, timeout: 60_000 },
+          (error, _out, stderr) => resolve({ code: error?.code ?? 0, stderr }),
+        ),
+      );
+      expect(result.stderr).toContain('not in a cluster');
+      expect(result.code).toBe(2);
+    },
+    60_000,
+  );
+});

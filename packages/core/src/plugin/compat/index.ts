@@ -1,0 +1,15 @@
+export { applyCompat, applyConfigPatches } from './apply-compat';
+export type { ApplyCompatOptions, CompatResult, ConfigPatch } from './apply-compat';
+export { createCompatConfigTransform } from './compat-config';
+export { isRefused, parseGoBool, parseGoInt } from './compat-layer';
+export type {
+  AcceptedCompatOption,
+  CompatConfigFormat,
+  CompatConversion,
+  CompatLayer,
+  CompatOption,
+  CompatTarget,
+  RefusedCompatOption,
+} from './compat-layer';
+export { formatCompatHelp } from './format-compat-help';
+export { klogFlags, klogVerbosityLevel } from './klog-flags';

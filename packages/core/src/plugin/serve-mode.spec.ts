@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PluginDevice } from '../plugin-device';
+import type { AnyResourceDeclaration } from '../resource-declaration';
+import { runPluginCommand, startPluginRun } from '../testing/start-plugin-run';
+import { definePlugin } from './define-plugin';
+import { flag } from './flags';
+import type { ServeMode, ServeModeContext } from './serve-mode';
+
+const plugin = definePlugin({
+  name: 'tiny',
+  binary: 'tiny-device-plugin',
+  title: 'Tiny device plugin',
+  version: '1.0.0',
+  scan: { run: () => ['a', 'b'] },
+  resources: (ids: string[]) => ({
+    resources: [
+      {
+        name: 'example.com/tiny',
+        devices: ids.map((id): PluginDevice => ({ id, health: 'Healthy' })),
+        allocate: ({ devices }) => ({ envs: { TINY: devices.map((d) => d.id).join(',') } }),
+      },
+    ],
+  }),
+});
+
+/** A serve mode that records what it is given; `started` resolves with the resources once started. */
+function recordingMode() {
+  const declarations = new Map<string, AnyResourceDeclaration>();
+  const lists = new Map<string, readonly PluginDevice[]>();
+  let context: ServeModeContext | undefined;
+  let onStart: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (onStart = resolve));
+  const mode: ServeMode = {
+    description: 'a test mode',
+    flags: { 'fake-dir': flag.path({ description: 'a directory', valueName: 'DIR', default: '/x' }) },
+    create(given) {
+      context = given;
+      return {
+        resources: () => ({
+          addResource(declaration) {
+            declarations.set(declaration.name, declaration as AnyResourceDeclaration);
+            declaration.source.subscribe((list) => lists.set(declaration.name, list));
+          },
+          async removeResource(name) {
+            declarations.delete(name);
+          },
+        }),
+        start: async () => onStart(),
+        stop: async () => undefined,
+      };
+    },
+  };
+  return { mode, declarations, lists, started, context: () => context };
+}
+
+describe('serve modes (runPlugin(definition, io, { modes }))', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kdp-mode-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const roots = () => ['--sysfs-root', dir, '--dev-root', dir];
+
+  it('feeds the mode the same devices and allocate answers instead of the device plugin', async () => {
+    const recorder = recordingMode();
+    const run = startPluginRun(
+      plugin,
+      ['serve', '--mode', 'fake', ...roots(), '--fake-dir', '/y', '--node-name', 'n1'],
+      { modes: { fake: recorder.mode } },
+    );
+    await recorder.started;
+    expect(recorder.context()?.flags).toEqual({ 'fake-dir': '/y' });
+    expect(recorder.context()?.nodeName).toBe('n1');
+    expect(recorder.lists.get('example.com/tiny')?.map((d) => d.id)).toEqual(['a', 'b']);
+    const declaration = recorder.declarations.get('example.com/tiny');
+    const devices = recorder.lists.get('example.com/tiny') ?? [];
+    const answer = await declaration?.allocate?.({
+      resource: 'example.com/tiny',
+      devices,
+      containerIndex: 0,
+      signal: new AbortController().signal,
+    });
+    // The device-list strategy's hand-over is applied, as for the kubelet's Allocate.
+    expect(answer).toEqual({
+      envs: { TINY: 'a,b' },
+      annotations: {},
+      mounts: [],
+      devices: [],
+      cdiDevices: [],
+    });
+    expect(await run.stop()).toBe(0);
+  });
+
+  it("refuses a mode's flag in another mode, and device-plugin flags in a mode (exit 2)", async () => {
+    const modes = { fake: recordingMode().mode };
+    const foreign = await runPluginCommand(plugin, ['serve', ...roots(), '--fake-dir', '/y'], { modes });
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain('--fake-dir applies to --mode fake only, not --mode device-plugin');
+    const dp = await runPluginCommand(
+      plugin,
+      ['serve', '--mode', 'fake', ...roots(), '--device-plugin-dir', dir],
+      { modes },
+    );
+    expect(dp.code).toBe(2);
+    expect(dp.stderr).toContain('--device-plugin-dir applies to --mode device-plugin only');
+    const unknown = await runPluginCommand(plugin, ['serve', '--mode', 'other', ...roots()], { modes });
+    expect(unknown.code).toBe(2);
+  });
+
+  it('offers --mode only where modes are given, and lists them in --help', async () => {
+    const help = await runPluginCommand(plugin, ['--help'], { modes: { fake: recordingMode().mode } });
+    expect(help.stdout).toContain('--mode MODE');
+    expect(help.stdout).toContain('--fake-dir DIR');
+    expect(help.stdout).toMatch(/fake\s+a test mode/);
+    const plain = await runPluginCommand(plugin, ['--help']);
+    expect(plain.stdout).not.toContain('--mode');
+    const refused = await runPluginCommand(plugin, ['serve', '--mode', 'fake', ...roots()]);
+    expect(refused.code).toBe(2);
+  });
+});

@@ -1,0 +1,76 @@
+import type { Clock, Logger } from '@kdp/base';
+import type { Host } from '@kdp/topology';
+import type { DevicePlugin } from '../device-plugin';
+import type { CommonFlags } from './command-line';
+import type { AnyPluginDefinition } from './define-plugin';
+import type { FlagSpecs } from './flags';
+
+/** The mode `serve` runs in when `--mode` is not given: the kubelet's device-plugin API. */
+export const DEVICE_PLUGIN_MODE = 'device-plugin';
+
+/**
+ * Where one plugin's resources are served: the device plugin, or a {@link ServeMode}'s backend. The runtime adds a
+ * resource when it appears (its declaration's `source` then receives every full device list, remembered devices
+ * included, and its `allocate` answers exactly what the device plugin's Allocate answers) and removes it when gone.
+ */
+export type ResourceHost = Pick<DevicePlugin, 'addResource' | 'removeResource'>;
+
+/** What a {@link ServeMode} is started with: the parsed command line and the runtime's services. */
+export interface ServeModeContext {
+  readonly binary: string;
+  readonly version: string;
+  /** The common flags (`--node-name`, `--plugins-registry-dir`, `--cdi-dir`, `--proc-root`, …). */
+  readonly common: CommonFlags;
+  /** The mode's own flags, parsed (by their names without `--`). */
+  readonly flags: Readonly<Record<string, unknown>>;
+  /** `--node-name`, else `$NODE_NAME`; undefined when neither is set. */
+  readonly nodeName: string | undefined;
+  /** The environment the run was given. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** The plugins this process serves. */
+  readonly plugins: readonly AnyPluginDefinition[];
+  readonly logger: Logger;
+  /** The logger of one plugin (its own child logger in a multi-plugin binary). */
+  loggerOf(definition: AnyPluginDefinition): Logger;
+  readonly clock: Clock;
+  readonly host: Host;
+  /** Aborts when the process shuts down. */
+  readonly signal: AbortSignal;
+}
+
+/** A running {@link ServeMode}: it takes the place of the device plugin for every plugin of the process. */
+export interface ServeModeBackend {
+  /** Where one plugin's resources go; called once per plugin before its first scan. */
+  resources(definition: AnyPluginDefinition): ResourceHost;
+  /** Called once every plugin's first scan has been applied (so the first answers know the devices). */
+  start(): Promise<void>;
+  /** Resolves when the backend ends by itself; the process then stops. */
+  readonly stopped?: Promise<unknown>;
+  /** Stops serving; called once at shutdown, after scanning stopped and before the plugins' stop hooks. */
+  stop(): Promise<void>;
+  /** `/readyz` once started (default ready). */
+  readiness?(): { readonly ok: boolean; readonly message?: string };
+}
+
+/**
+ * Another way to serve a plugin's devices than the device-plugin API (`serve --mode <name>`), e.g. Dynamic
+ * Resource Allocation. The same scans, configuration reloads, device memory and allocate hooks feed it; only the
+ * last step (what the kubelet is told) differs. Given to `runPlugin(definition, io, { modes })`.
+ */
+export interface ServeMode {
+  /** One line for `--help` (`Dynamic Resource Allocation: ResourceSlices and a DRA kubelet plugin`). */
+  readonly description: string;
+  /** The mode's own flags; serve only, and refused (exit 2) in any other mode. */
+  readonly flags?: FlagSpecs;
+  /**
+   * Creates the backend once the configuration is loaded; throw a `UsageError` for a missing or bad setting
+   * (exit 2), anything else for a failure (exit 1).
+   */
+  create(context: ServeModeContext): ServeModeBackend | Promise<ServeModeBackend>;
+}
+
+/** The extra options of `runPlugin` / `runPlugins`. */
+export interface RunOptions {
+  /** Serve modes besides `device-plugin`, by name (`{ dra: createDraServeMode() }`): offers `--mode`. */
+  readonly modes?: Readonly<Record<string, ServeMode>>;
+}

@@ -1,0 +1,326 @@
+// Prepare latency of `serve --mode dra` for 1, 8 and 64 claims per NodePrepareResources call, printed as a table:
+// `npx nx run @kdp/dra:bench` (after the publication bench). Not a test: the numbers depend on the machine.
+//
+// A plugin of 500 USB-like devices (one device node each, vendor/product/serial attributes) runs in this process
+// through `createDraServeMode`, against kubelet-sim's DRA side and API server (loopback HTTP). The bench cannot use
+// @kdp/plugin-usb itself, which depends on this package. Each round creates N claims allocated to N distinct
+// devices (status written as the scheduler would) and measures one NodePrepareResources of all N two ways:
+// - kubelet: `sim.prepareClaims` of a pod with the N claims, i.e. the kubelet's DRA manager reading each claim from
+//   the API server and calling the driver once (what a pod start waits for);
+// - driver: the same call straight on the driver's DRA socket (v1 gRPC), the driver's own share: one GET per claim,
+//   the allocation checks, the plugin's allocate hook, a CDI spec file per claim and one checkpoint write.
+// Then NodeUnprepareResources of the N claims (timed too), so every round starts from an empty checkpoint.
+// As on a node, the checkpoint (fsync'd) is on disk (the temporary directory) and the CDI specs on a tmpfs
+// (/dev/shm, where /var/run/cdi is one; `BENCH_CDI_PARENT=DIR` picks another). `BENCH_ROUNDS` (default 100).
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { credentials } from '@grpc/grpc-js';
+import { draV1 } from '@kdp/api';
+import type { PluginDevice } from '@kdp/core';
+import { definePlugin } from '@kdp/core/plugin';
+import { startPluginRun, type PluginRun } from '@kdp/core/testing';
+import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
+import { createDraServeMode, type DraServeModeEvent } from '../src/index';
+import { formatTable, percentile } from './bench-table';
+
+const NODE = 'bench-node';
+const DRIVER = 'usb.kdp.dev';
+const RESOURCE = 'example.com/usb';
+const POOL = `${NODE}/${RESOURCE}`;
+const DEVICES = 500;
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 100);
+const WARMUP = 5;
+const BATCHES = [1, 8, 64] as const;
+
+const TMPFS_MAGIC = 0x01021994;
+const isTmpfs = (dir: string): boolean => {
+  try {
+    return statfsSync(dir).type === TMPFS_MAGIC;
+  } catch {
+    return false;
+  }
+};
+/** The CDI directory's parent: a tmpfs as /var/run/cdi is on a node (/dev/shm), else the temporary directory. */
+const CDI_PARENT = process.env['BENCH_CDI_PARENT'] ?? (isTmpfs('/dev/shm') ? '/dev/shm' : tmpdir());
+
+/** 500 USB-like devices, 32 per bus, each its own device node under /dev/bus/usb. */
+const usbPlugin = definePlugin({
+  name: 'usb',
+  binary: 'usb-bench-plugin',
+  title: 'USB-like devices for the DRA prepare bench',
+  version: '0.0.0',
+  scan: { run: () => Array.from({ length: DEVICES }, (_, i) => i), interval: '1h' },
+  resources: (indices: number[]) => ({
+    resources: [
+      {
+        name: RESOURCE,
+        devices: indices.map((i): PluginDevice<string> => {
+          const bus = Math.floor(i / 32) + 1;
+          const node = `/dev/bus/usb/${String(bus).padStart(3, '0')}/${String((i % 32) + 2).padStart(3, '0')}`;
+          return {
+            id: `A${100000 + i}`,
+            health: 'Healthy',
+            numaNodes: [bus % 2],
+            attributes: {
+              vendor: '0403',
+              product: '6001',
+              serial: `A${100000 + i}`,
+              port: `${bus}-${(i % 32) + 1}`,
+            },
+            payload: node,
+          };
+        }),
+        allocate: ({ devices }) => ({
+          devices: devices.map((d) => ({
+            containerPath: d.payload ?? '',
+            hostPath: d.payload ?? '',
+            permissions: 'rw',
+          })),
+        }),
+      },
+    ],
+  }),
+});
+
+interface Bench {
+  readonly api: ApiServer;
+  readonly sim: KubeletSim;
+  readonly run: PluginRun;
+  readonly client: draV1.DRAPluginClient;
+  /** The DRA device names of the pool, in slice order. */
+  readonly devices: readonly string[];
+  readonly cleanup: () => Promise<void>;
+}
+
+/** The first event `predicate` accepts, or a rejection after 60 s. */
+function waitFor(
+  listeners: Set<(e: DraServeModeEvent) => void>,
+  predicate: (e: DraServeModeEvent) => boolean,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('the DRA mode did not publish its slices within 60 s')),
+      60_000,
+    );
+    const listener = (e: DraServeModeEvent): void => {
+      if (!predicate(e)) return;
+      clearTimeout(timer);
+      listeners.delete(listener);
+      resolve();
+    };
+    listeners.add(listener);
+  });
+}
+
+async function startBench(): Promise<Bench> {
+  const base = mkdtempSync(join(tmpdir(), 'kdp-prepare-bench-'));
+  const [registry, plugins, root] = ['plugins_registry', 'plugins', 'root'].map((d) => join(base, d)) as [
+    string,
+    string,
+    string,
+  ];
+  for (const dir of [registry, plugins, root]) mkdirSync(dir);
+  const cdi = mkdtempSync(join(CDI_PARENT, 'kdp-prepare-bench-cdi-'));
+  const api = await createApiServer({ nodes: [NODE] });
+  const kubeconfig = join(base, 'kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      'current-context': 'bench',
+      contexts: [{ name: 'bench', context: { cluster: 'bench', user: 'bench' } }],
+      clusters: [{ name: 'bench', cluster: { server: api.url } }],
+      users: [{ name: 'bench', user: {} }],
+    }),
+    { mode: 0o600 },
+  );
+  const sim = await createKubeletSim({
+    dir: join(base, 'kubelet'),
+    dra: { pluginsRegistryDir: registry, apiServer: { url: api.url }, nodeName: NODE },
+  });
+  const listeners = new Set<(e: DraServeModeEvent) => void>();
+  const registered = sim.waitFor('dra-registered', (e) => e.driver === DRIVER, 60_000);
+  const published = waitFor(
+    listeners,
+    (e) => e.source === 'slices' && e.type === 'published' && e.pool === POOL,
+  );
+  const run = startPluginRun(
+    usbPlugin,
+    [
+      ...['serve', '--mode', 'dra', '--sysfs-root', root, '--dev-root', root, '--log-level', 'warn'],
+      ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--cdi-dir', cdi],
+      ...['--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
+    ],
+    { modes: { dra: createDraServeMode({ onEvent: (e) => listeners.forEach((l) => l(e)) }) } },
+  );
+  await Promise.all([registered, published]);
+  const devices = api.store
+    .list('resourceslices')
+    .items.flatMap((s) =>
+      (s as unknown as { spec: { devices: { name: string }[] } }).spec.devices.map((d) => d.name),
+    );
+  if (devices.length !== DEVICES) throw new Error(`published ${devices.length} devices, not ${DEVICES}`);
+  const client = new draV1.DRAPluginClient(
+    `unix://${join(plugins, DRIVER, 'dra.sock')}`,
+    credentials.createInsecure(),
+  );
+  return {
+    api,
+    sim,
+    run,
+    client,
+    devices,
+    cleanup: async () => {
+      client.close();
+      const code = await run.stop();
+      await sim.close();
+      await api.close();
+      rmSync(base, { recursive: true, force: true });
+      rmSync(cdi, { recursive: true, force: true });
+      if (code !== 0) throw new Error(`the plugin exited with ${code}:\n${run.stderr()}`);
+    },
+  };
+}
+
+type ClaimRef = { readonly namespace: string; readonly name: string; readonly uid: string };
+
+/** N claims allocated to N distinct devices from `first` on, reserved for one pod. */
+function createClaims(
+  bench: Bench,
+  n: number,
+  first: number,
+  pod: { name: string; uid: string },
+): ClaimRef[] {
+  return Array.from({ length: n }, (_, i) => {
+    const name = `${pod.name}-c${i}`;
+    const device = bench.devices[(first + i) % bench.devices.length];
+    const created = bench.api.store.create(
+      'resourceclaims',
+      {
+        metadata: { name },
+        spec: { devices: { requests: [{ name: 'usb', exactly: { deviceClassName: DRIVER } }] } },
+      },
+      'default',
+    );
+    const updated = bench.api.store.update(
+      'resourceclaims',
+      {
+        ...created,
+        status: {
+          allocation: {
+            devices: { results: [{ request: 'usb', driver: DRIVER, pool: POOL, device }] },
+            nodeSelector: {
+              nodeSelectorTerms: [
+                { matchFields: [{ key: 'metadata.name', operator: 'In', values: [NODE] }] },
+              ],
+            },
+          },
+          reservedFor: [{ resource: 'pods', name: pod.name, uid: pod.uid }],
+        },
+      },
+      { namespace: 'default', subresource: 'status' },
+    );
+    return { namespace: 'default', name, uid: updated.metadata.uid ?? '' };
+  });
+}
+
+/** One gRPC call, answered per claim: rejects on a call error or any claim's error. */
+function call<R extends { claims: Record<string, { error: string }> }>(
+  method: (request: { claims: ClaimRef[] }, callback: (error: Error | null, response?: R) => void) => unknown,
+  claims: ClaimRef[],
+): Promise<void> {
+  return new Promise((resolve, reject) =>
+    method({ claims }, (error, response) => {
+      if (error !== null) return reject(error);
+      const failed = claims.filter((c) => response?.claims[c.uid]?.error !== '');
+      if (failed.length > 0)
+        return reject(
+          new Error(
+            `claim ${failed[0]?.name}: ${response?.claims[failed[0]?.uid ?? '']?.error ?? 'no answer'}`,
+          ),
+        );
+      resolve();
+    }),
+  );
+}
+
+interface Samples {
+  kubelet: number[];
+  driver: number[];
+  unprepare: number[];
+}
+
+async function measure(bench: Bench, n: number): Promise<Samples> {
+  const samples: Samples = { kubelet: [], driver: [], unprepare: [] };
+  const prepare = bench.client.nodePrepareResources.bind(bench.client);
+  const unprepare = bench.client.nodeUnprepareResources.bind(bench.client);
+  let next = 0;
+  for (let round = -WARMUP; round < ROUNDS; round++) {
+    const keep = round >= 0;
+    // Through the kubelet: one pod with the N claims; its deletion unprepares them.
+    const pod = { name: `k${n}-${round + WARMUP}`, uid: randomUUID() };
+    const viaKubelet = createClaims(bench, n, next, pod);
+    next += n;
+    let start = performance.now();
+    const prepared = await bench.sim.prepareClaims(
+      pod,
+      viaKubelet.map((c) => c.name),
+    );
+    if (keep) samples.kubelet.push(performance.now() - start);
+    if (prepared.length !== n || prepared.some((c) => c.devices.length !== 1))
+      throw new Error(`kubelet: ${n} claims, ${prepared.length} prepared`);
+    await bench.sim.deletePod(pod.name);
+    // Straight on the socket.
+    const direct = createClaims(bench, n, next, { name: `d${n}-${round + WARMUP}`, uid: randomUUID() });
+    next += n;
+    start = performance.now();
+    await call(prepare, direct);
+    if (keep) samples.driver.push(performance.now() - start);
+    start = performance.now();
+    await call(unprepare, direct);
+    if (keep) samples.unprepare.push(performance.now() - start);
+    for (const claim of [...viaKubelet, ...direct])
+      bench.api.store.delete('resourceclaims', claim.name, { namespace: 'default' });
+  }
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const bench = await startBench();
+  const rows: string[][] = [];
+  try {
+    for (const n of BATCHES) {
+      const samples = await measure(bench, n);
+      for (const [path, values] of [
+        ['prepare via kubelet-sim', samples.kubelet],
+        ['prepare on the DRA socket', samples.driver],
+        ['unprepare on the DRA socket', samples.unprepare],
+      ] as const) {
+        const p50 = percentile(values, 0.5);
+        rows.push([
+          path,
+          String(n),
+          String(values.length),
+          p50.toFixed(1),
+          percentile(values, 0.99).toFixed(1),
+          (p50 / n).toFixed(2),
+        ]);
+      }
+    }
+  } finally {
+    await bench.cleanup();
+  }
+  console.log(
+    `NodePrepareResources of serve --mode dra, ${DEVICES} USB-like devices, one device per claim, ${ROUNDS} calls per row ` +
+      `(after ${WARMUP} warm-up calls); kubelet-sim's API server and DRA side in the same process, loopback HTTP;\n` +
+      `checkpoint in ${tmpdir()}${isTmpfs(tmpdir()) ? ' (tmpfs)' : ''} (fsync'd), CDI specs in ${CDI_PARENT}${isTmpfs(CDI_PARENT) ? ' (tmpfs)' : ''}.\n`,
+  );
+  console.log(formatTable(['call', 'claims/call', 'calls', 'p50 ms', 'p99 ms', 'p50 ms/claim'], rows));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,164 @@
+// ResourceSlice publication time against kubelet-sim's API server, printed as a table: `npx nx run @kdp/dra:bench`.
+// Not a test: the numbers depend on the machine. Loopback HTTP, one API server per run.
+import { performance } from 'node:perf_hooks';
+import { createApiServer } from '@kdp/kubelet-sim';
+import { createSlicePublisher, type SliceDevice, type SlicePublisherEvent } from '../src/index';
+import { formatTable, percentile } from './bench-table';
+
+const NODE = 'bench-node';
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 5);
+const DEBOUNCE_MS = 10;
+
+/** 2,048 SR-IOV VFs: 32 PFs × 64 VFs, with PCI addresses, NUMA node and the PF they belong to. */
+function sriovVfs(): SliceDevice[] {
+  const devices: SliceDevice[] = [];
+  for (let pf = 0; pf < 32; pf++) {
+    const bus = (0x17 + pf * 2).toString(16).padStart(2, '0');
+    for (let vf = 0; vf < 64; vf++) {
+      devices.push({
+        name: `pf${pf}-vf${vf}`,
+        attributes: {
+          vendor: '8086',
+          deviceId: '154c',
+          driver: 'iavf',
+          pfName: `ens${pf}f0`,
+          vfIndex: vf,
+          numaNode: pf < 16 ? 0 : 1,
+          linkType: 'ether',
+        },
+        pciBusId: `0000:${bus}:${(2 + Math.floor(vf / 8)).toString(16).padStart(2, '0')}.${vf % 8}`,
+        pcieRoot: `pci0000:${(pf < 16 ? 0x16 : 0x85).toString(16)}`,
+      });
+    }
+  }
+  return devices;
+}
+
+/** 500 USB devices: vendor/product, serial, bus and port. */
+function usbDevices(): SliceDevice[] {
+  return Array.from({ length: 500 }, (_, i) => ({
+    name: `usb-${Math.floor(i / 32) + 1}-${(i % 32) + 1}`,
+    attributes: {
+      vendorId: '0403',
+      productId: '6001',
+      serial: `A${String(100000 + i)}`,
+      manufacturer: 'FTDI',
+      product: 'FT232R USB UART',
+      bus: Math.floor(i / 32) + 1,
+      port: (i % 32) + 1,
+      speed: 'high',
+    },
+  }));
+}
+
+interface Sample {
+  readonly ms: number;
+  readonly writes: number;
+}
+
+interface Row {
+  readonly case: string;
+  readonly devices: number;
+  readonly slices: number;
+  readonly samples: Sample[];
+}
+
+async function measureFamily(
+  name: string,
+  pool: string,
+  devices: SliceDevice[],
+  keepGeneration: boolean,
+): Promise<Row[]> {
+  const rows: Row[] = [
+    { case: `${name}: first publish`, devices: devices.length, slices: 0, samples: [] },
+    { case: `${name}: one device changed`, devices: devices.length, slices: 0, samples: [] },
+    { case: `${name}: republish after wipe`, devices: devices.length, slices: 0, samples: [] },
+  ];
+  for (let run = 0; run < RUNS; run++) {
+    const api = await createApiServer({ nodes: [NODE] });
+    const listeners = new Set<(e: SlicePublisherEvent) => void>();
+    const publisher = createSlicePublisher({
+      access: { server: api.url },
+      driverName: `${pool}.kdp.dev`,
+      nodeName: NODE,
+      pools: { [pool]: devices },
+      debounceMs: DEBOUNCE_MS,
+      keepGenerationForSingleUpdate: keepGeneration,
+      onEvent: (e) => listeners.forEach((l) => l(e)),
+    });
+    const writes = (): number => api.requests.filter((r) => !r.startsWith('GET')).length;
+    const sample = async (row: Row | undefined, body: () => Promise<void>): Promise<void> => {
+      const before = writes();
+      const start = performance.now();
+      await body();
+      row?.samples.push({ ms: performance.now() - start, writes: writes() - before });
+    };
+
+    await sample(rows[0], async () => {
+      publisher.start();
+      await publisher.synced();
+    });
+    const slices = api.store.list('resourceslices').items.length;
+    for (const row of rows) (row as { slices: number }).slices = slices;
+
+    const changed = devices.map((d, i) =>
+      i === Math.floor(devices.length / 2) ? { ...d, attributes: { ...d.attributes, changed: run } } : d,
+    );
+    await sample(rows[1], async () => {
+      publisher.update({ [pool]: changed });
+      await publisher.synced();
+    });
+
+    await sample(rows[2], async () => {
+      const republished = new Promise<void>((resolve) => {
+        const listener = (e: SlicePublisherEvent): void => {
+          if (e.type === 'published' && e.created === slices) {
+            listeners.delete(listener);
+            resolve();
+          }
+        };
+        listeners.add(listener);
+      });
+      api.store.deleteCollection('resourceslices', { fieldSelector: `spec.nodeName=${NODE}` });
+      await republished;
+    });
+    await publisher.stop();
+    await api.close();
+  }
+  return keepGeneration
+    ? rows.slice(1, 2).map((r) => ({ ...r, case: `${r.case} (keepGenerationForSingleUpdate)` }))
+    : rows;
+}
+
+async function main(): Promise<void> {
+  const rows = [
+    ...(await measureFamily('2,048 SR-IOV VFs', 'sriov', sriovVfs(), false)),
+    ...(await measureFamily('2,048 SR-IOV VFs', 'sriov', sriovVfs(), true)),
+    ...(await measureFamily('500 USB devices', 'usb', usbDevices(), false)),
+    ...(await measureFamily('500 USB devices', 'usb', usbDevices(), true)),
+  ];
+  console.log(
+    `ResourceSlice publication against kubelet-sim's API server (loopback HTTP), ${RUNS} runs each, debounce ${DEBOUNCE_MS} ms`,
+  );
+  console.log(
+    '(included in the change and wipe rows; the wipe row ends when every slice is created again).\n',
+  );
+  const header = ['case', 'devices', 'slices', 'writes', 'p50 ms', 'max ms'];
+  const table = rows.map((r) => [
+    r.case,
+    String(r.devices),
+    String(r.slices),
+    String(r.samples[0]?.writes ?? ''),
+    percentile(
+      r.samples.map((s) => s.ms),
+      0.5,
+    ).toFixed(1),
+    Math.max(...r.samples.map((s) => s.ms)).toFixed(1),
+  ]);
+  console.log(formatTable(header, table));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,99 @@
+import type {
+  DeviceAllocationConfiguration,
+  DeviceRequestAllocationResult,
+  NodeSelector,
+  NodeSelectorRequirement,
+  ResourceClaim,
+} from './resource-claim';
+
+/** The claim identity the kubelet sends in NodePrepareResources / NodeUnprepareResources. */
+export interface ClaimRef {
+  readonly namespace: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+/** Where the driver runs: the node name, optionally its labels and which pools are this node's. */
+export interface NodeIdentity {
+  readonly nodeName: string;
+  /** The node's labels; `matchExpressions` of an allocation's node selector are checked only when given. */
+  readonly nodeLabels?: Readonly<Record<string, string>> | undefined;
+  /** Whether a pool of this driver is served by this node; default: every pool. */
+  readonly isLocalPool?: ((pool: string) => boolean) | undefined;
+}
+
+/** What a checked allocation hands to the driver: this driver's results and its opaque configs, in order. */
+export interface CheckedAllocation {
+  readonly results: readonly DeviceRequestAllocationResult[];
+  /** Entries whose `opaque.driver` is this driver, class configs first as in the claim (later entries win). */
+  readonly config: readonly DeviceAllocationConfiguration[];
+}
+
+/**
+ * Checks that the ResourceClaim read from the API server is the one the kubelet named (UID), is allocated, has
+ * results for `driver` and is usable on this node (allocation node selector, local pools). Returns this driver's
+ * results and configs; throws an Error whose message is the per-claim error the kubelet shows.
+ */
+export function checkAllocation(
+  claim: ResourceClaim | undefined,
+  ref: ClaimRef,
+  driver: string,
+  node: NodeIdentity,
+): CheckedAllocation {
+  const id = `${ref.namespace}/${ref.name}`;
+  if (claim === undefined) throw new Error(`ResourceClaim ${id} not found`);
+  if (claim.metadata.uid !== ref.uid)
+    throw new Error(
+      `ResourceClaim ${id} has UID ${claim.metadata.uid}, the kubelet asked for ${ref.uid} ` +
+        '(deleted and re-created?)',
+    );
+  const allocation = claim.status?.allocation;
+  if (allocation === undefined) throw new Error(`ResourceClaim ${id} is not allocated`);
+  const results = (allocation.devices?.results ?? []).filter((r) => r.driver === driver);
+  if (results.length === 0) throw new Error(`ResourceClaim ${id} has no devices of driver ${driver}`);
+  if (allocation.nodeSelector !== undefined && !selectsNode(allocation.nodeSelector, node))
+    throw new Error(`ResourceClaim ${id} is allocated to another node, not ${node.nodeName}`);
+  const foreign = results.find((r) => node.isLocalPool !== undefined && !node.isLocalPool(r.pool));
+  if (foreign !== undefined)
+    throw new Error(
+      `ResourceClaim ${id}: device ${foreign.pool}/${foreign.device} is not in a pool of node ${node.nodeName}`,
+    );
+  const config = (allocation.devices?.config ?? []).filter((c) => c.opaque?.driver === driver);
+  return { results, config };
+}
+
+/** Whether a core/v1 NodeSelector selects this node (terms ORed, requirements ANDed). */
+export function selectsNode(selector: NodeSelector, node: NodeIdentity): boolean {
+  return selector.nodeSelectorTerms.some(
+    (term) =>
+      // An empty term selects nothing, as in Kubernetes.
+      (term.matchFields?.length ?? 0) + (term.matchExpressions?.length ?? 0) > 0 &&
+      (term.matchFields ?? []).every((r) =>
+        r.key === 'metadata.name' ? matches(r, node.nodeName) : false,
+      ) &&
+      (node.nodeLabels === undefined ||
+        (term.matchExpressions ?? []).every((r) => matches(r, node.nodeLabels?.[r.key]))),
+  );
+}
+
+function matches(requirement: NodeSelectorRequirement, value: string | undefined): boolean {
+  const values = requirement.values ?? [];
+  switch (requirement.operator) {
+    case 'In':
+      return value !== undefined && values.includes(value);
+    case 'NotIn':
+      return value === undefined || !values.includes(value);
+    case 'Exists':
+      return value !== undefined;
+    case 'DoesNotExist':
+      return value === undefined;
+    case 'Gt':
+    case 'Lt': {
+      const [bound] = values;
+      if (value === undefined || bound === undefined || !/^-?\d+$/.test(value)) return false;
+      return requirement.operator === 'Gt' ? Number(value) > Number(bound) : Number(value) < Number(bound);
+    }
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,315 @@
+import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Server, ServerCredentials, status, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  draHealthV1,
+  draHealthV1alpha1,
+  draV1,
+  draV1beta1,
+  PluginsRegistryPath,
+  pluginregistration,
+} from '@kdp/api';
+import { isDialable, silentLogger, systemClock, type Clock, type LifecycleLogger } from '@kdp/base';
+import type { ClaimRef } from './check-allocation';
+import { createCheckpoint, type Checkpoint, type PreparedClaimRecord } from './checkpoint';
+import { createClaimPreparer, type ClaimCdiOptions, type DraDriver } from './claim-preparer';
+import type { ClaimReader } from './claim-reader';
+import { createHealthService, type HealthService, type HealthSource } from './health-service';
+import { DRA_PLUGINS_DIR, draSocketPath, registrationSocketPath } from './socket-names';
+
+/** The plugin type a DRA driver reports in GetInfo. */
+export const DRA_PLUGIN_TYPE = 'DRAPlugin';
+
+/** The DRA gRPC services this library serves, in the order GetInfo lists them (the kubelet takes the first it knows). */
+export const DRA_PLUGIN_SERVICES = ['v1.DRAPlugin', 'v1beta1.DRAPlugin'] as const;
+
+/** The health services, listed after the DRAPlugin services when a health source is given. */
+export const DRA_HEALTH_SERVICES = ['v1.DRAResourceHealth', 'v1alpha1.DRAResourceHealth'] as const;
+
+/** Something that happened to a DRA plugin, for logs, metrics and tests. */
+export type DraPluginEvent =
+  | { readonly type: 'registration'; readonly registered: boolean; readonly error: string }
+  | { readonly type: 'checkpoint-corrupt'; readonly reason: string; readonly movedTo: string }
+  | { readonly type: 'rebooted'; readonly previousBootId: string; readonly bootId: string }
+  | { readonly type: 'prepared'; readonly claims: number; readonly errors: readonly string[] }
+  | { readonly type: 'unprepared'; readonly claims: number; readonly errors: readonly string[] };
+
+/** Options for {@link createDraPlugin}. */
+export interface DraPluginOptions {
+  /** The driver name (a DNS subdomain of at most 63 characters), e.g. `gpu.kdp.dev`. */
+  readonly driverName: string;
+  /** This node's name (`--node-name`, default `$NODE_NAME`). */
+  readonly nodeName: string;
+  /** The device-specific work. */
+  readonly driver: DraDriver;
+  /** Where ResourceClaims are read (e.g. {@link createKubeClaimReader}). */
+  readonly claims: ClaimReader;
+  /** `--plugins-registry-dir` [/var/lib/kubelet/plugins_registry]. */
+  readonly pluginsRegistryDir?: string | undefined;
+  /** `--dra-plugins-dir` [/var/lib/kubelet/plugins]; the DRA socket is `<dir>/<driver>/dra.sock`. */
+  readonly draPluginsDir?: string | undefined;
+  /** This pod's UID for rolling updates (several instances at once): it goes into both socket names. */
+  readonly podUid?: string | undefined;
+  /** Per-claim CDI spec files. */
+  readonly cdi: ClaimCdiOptions;
+  /** Where the checkpoint lives; default `<draPluginsDir>/<driver>`. */
+  readonly dataDir?: string | undefined;
+  /** `--proc-root` [/proc], for the boot ID. */
+  readonly procRoot?: string | undefined;
+  /** The node's labels, to check `matchExpressions` of allocation node selectors. */
+  readonly nodeLabels?: Readonly<Record<string, string>> | undefined;
+  /** Whether a pool is this node's; default every pool. */
+  readonly isLocalPool?: ((pool: string) => boolean) | undefined;
+  /** Device health; when given the health services are served and listed in GetInfo. */
+  readonly health?: HealthSource | undefined;
+  /** `health_check_timeout_seconds` [30]. */
+  readonly healthCheckTimeoutSeconds?: number | undefined;
+  readonly clock?: Clock | undefined;
+  readonly logger?: LifecycleLogger | undefined;
+  readonly onEvent?: ((event: DraPluginEvent) => void) | undefined;
+}
+
+/** A DRA kubelet plugin: the registration socket and the DRA socket. */
+export interface DraPlugin {
+  /** Loads the checkpoint, serves the DRA socket, then the registration socket (so the kubelet can dial at once). */
+  start(): Promise<void>;
+  /** Removes the registration socket first (the kubelet deregisters), then the DRA socket; idempotent. */
+  stop(): Promise<void>;
+  readonly registrationSocket: string;
+  readonly draSocket: string;
+  /** The services GetInfo lists, in preference order. */
+  readonly supportedVersions: readonly string[];
+  /** The last NotifyRegistrationStatus, or undefined before any. */
+  registrationStatus(): { readonly registered: boolean; readonly error: string } | undefined;
+  /** The prepared claims, by UID. */
+  prepared(): ReadonlyMap<string, PreparedClaimRecord>;
+  /** The checkpoint (path, load, save). */
+  readonly checkpoint: Checkpoint;
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/**
+ * Creates a DRA kubelet plugin, the counterpart of Go's `kubeletplugin.Start`: plugin-watcher registration
+ * (`DRAPlugin`, the driver name, the DRA socket, the services in preference order), NodePrepareResources and
+ * NodeUnprepareResources for v1 and v1beta1 with the kubelet's rules and a checkpoint, and NodeWatchResources
+ * when a health source is given. Throws at once on a bad driver name or a socket path that is too long.
+ */
+export function createDraPlugin(options: DraPluginOptions): DraPlugin {
+  const { driverName } = options;
+  if (driverName.length > 63 || !DNS_SUBDOMAIN.test(driverName))
+    throw new Error(
+      `driver name ${JSON.stringify(driverName)} is not a DNS subdomain of at most 63 characters`,
+    );
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? silentLogger;
+  const emit = options.onEvent ?? (() => undefined);
+  const draPluginsDir = options.draPluginsDir ?? DRA_PLUGINS_DIR;
+  const registrationSocket = registrationSocketPath(
+    options.pluginsRegistryDir ?? PluginsRegistryPath,
+    driverName,
+    options.podUid,
+  );
+  const draSocket = draSocketPath(draPluginsDir, driverName, options.podUid);
+  const checkpoint = createCheckpoint({
+    dir: options.dataDir ?? dirname(draSocket),
+    procRoot: options.procRoot,
+    now: () => clock.now(),
+  });
+  const preparer = createClaimPreparer({
+    driverName,
+    driver: options.driver,
+    claims: options.claims,
+    checkpoint,
+    cdi: options.cdi,
+    nodeName: options.nodeName,
+    nodeLabels: options.nodeLabels,
+    isLocalPool: options.isLocalPool,
+  });
+  const health: HealthService | undefined =
+    options.health !== undefined
+      ? createHealthService({
+          source: options.health,
+          timeoutSeconds: options.healthCheckTimeoutSeconds,
+          clock,
+        })
+      : undefined;
+  const supportedVersions: readonly string[] = [
+    ...DRA_PLUGIN_SERVICES,
+    ...(health !== undefined ? DRA_HEALTH_SERVICES : []),
+  ];
+  let registration: { registered: boolean; error: string } | undefined;
+
+  const draServer = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const draService: draV1.DRAPluginServer = {
+    nodePrepareResources: (call, callback) =>
+      answer(callback, async () => {
+        const claims = claimRefs(call.request?.claims);
+        const outcomes = await preparer.prepare(claims);
+        const response: draV1.NodePrepareResourcesResponse = { claims: {} };
+        const errors: string[] = [];
+        for (const [uid, outcome] of outcomes) {
+          if (outcome.error !== undefined) errors.push(outcome.error);
+          response.claims[uid] = {
+            error: outcome.error ?? '',
+            devices: (outcome.devices ?? []).map((d) => ({
+              requestNames: [...d.requestNames],
+              poolName: d.poolName,
+              deviceName: d.deviceName,
+              cdiDeviceIds: [...d.cdiDeviceIds],
+              ...(d.shareId !== undefined ? { shareId: d.shareId } : {}),
+            })),
+          };
+        }
+        report('prepared', claims.length, errors);
+        return response;
+      }),
+    nodeUnprepareResources: (call, callback) =>
+      answer(callback, async () => {
+        const claims = claimRefs(call.request?.claims);
+        const outcomes = await preparer.unprepare(claims);
+        const response: draV1.NodeUnprepareResourcesResponse = { claims: {} };
+        for (const [uid, error] of outcomes) response.claims[uid] = { error };
+        report(
+          'unprepared',
+          claims.length,
+          [...outcomes.values()].filter((e) => e !== ''),
+        );
+        return response;
+      }),
+  };
+  draServer.addService(draV1.DRAPluginService, draService);
+  // v1beta1 has the same messages but for share_id, which its encoder does not know and leaves out.
+  draServer.addService(draV1beta1.DRAPluginService, draService as unknown as draV1beta1.DRAPluginServer);
+  if (health !== undefined) {
+    draServer.addService(draHealthV1.DRAResourceHealthService, health.v1);
+    draServer.addService(draHealthV1alpha1.DRAResourceHealthService, health.v1alpha1);
+  }
+
+  const registrationServer = new Server();
+  const registrationService: pluginregistration.RegistrationServer = {
+    getInfo: (_call, callback) =>
+      callback(null, {
+        type: DRA_PLUGIN_TYPE,
+        name: driverName,
+        endpoint: draSocket,
+        supportedVersions: [...supportedVersions],
+      }),
+    notifyRegistrationStatus: (call, callback) => {
+      callback(null, {});
+      registration = {
+        registered: call.request?.pluginRegistered === true,
+        error: call.request?.error ?? '',
+      };
+      if (registration.registered) logger.info({ driver: driverName }, 'registered with the kubelet');
+      else
+        logger.error(
+          { driver: driverName, error: registration.error },
+          'the kubelet refused the registration',
+        );
+      emit({ type: 'registration', ...registration });
+    },
+  };
+  registrationServer.addService(pluginregistration.RegistrationService, registrationService);
+
+  function report(type: 'prepared' | 'unprepared', claims: number, errors: readonly string[]): void {
+    for (const error of errors) logger.warn({ driver: driverName }, error);
+    logger.debug({ driver: driverName, claims, errors: errors.length }, `${type} claims`);
+    emit({ type, claims, errors });
+  }
+
+  let started = false;
+  let stopping: Promise<void> | undefined;
+
+  return {
+    registrationSocket,
+    draSocket,
+    supportedVersions,
+    checkpoint,
+    registrationStatus: () => registration,
+    prepared: () => preparer.prepared(),
+    async start() {
+      if (started) throw new Error('the DRA plugin was already started');
+      started = true;
+      const loaded = await preparer.load();
+      if (loaded.corrupt !== undefined) {
+        logger.error(
+          { driver: driverName, reason: loaded.corrupt.reason, movedTo: loaded.corrupt.movedTo },
+          'checkpoint is corrupt: moved aside, starting with no prepared claims',
+        );
+        emit({ type: 'checkpoint-corrupt', ...loaded.corrupt });
+      }
+      if (loaded.previousBootId !== undefined) {
+        logger.info(
+          { driver: driverName, previousBootId: loaded.previousBootId, bootId: loaded.bootId },
+          'the node rebooted since the checkpoint was written: CDI specs are re-written on the next prepare',
+        );
+        emit({ type: 'rebooted', previousBootId: loaded.previousBootId, bootId: loaded.bootId });
+      }
+      await serve(draServer, draSocket);
+      await serve(registrationServer, registrationSocket);
+      logger.info(
+        { driver: driverName, registrationSocket, draSocket, supportedVersions },
+        'DRA plugin serving',
+      );
+    },
+    stop() {
+      stopping ??= (async () => {
+        health?.close();
+        await unlink(registrationSocket).catch(() => undefined);
+        await shutdown(registrationServer, registrationSocket);
+        await shutdown(draServer, draSocket);
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** The claims of a request, each field a string ('' when missing; the preparer answers that claim's error). */
+function claimRefs(claims: readonly Partial<ClaimRef>[] | undefined): ClaimRef[] {
+  return (claims ?? []).map((c) => ({ namespace: c.namespace ?? '', name: c.name ?? '', uid: c.uid ?? '' }));
+}
+
+function answer<T>(callback: sendUnaryData<T>, run: () => Promise<T>): void {
+  run().then(
+    (response) => callback(null, response),
+    (error: unknown) =>
+      callback(
+        { code: status.INTERNAL, details: error instanceof Error ? error.message : String(error) },
+        null,
+      ),
+  );
+}
+
+/** Binds `server` on `path` (mode 0600, directory 0750), replacing a socket nobody answers on. */
+async function serve(server: Server, path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o750 });
+  const existing = await lstat(path).catch(() => undefined);
+  if (existing !== undefined) {
+    if (!existing.isSocket()) throw new Error(`${path} exists and is not a socket`);
+    if (await isDialable(path, 500))
+      throw new Error(`${path} is served by another instance (use a pod UID for rolling updates)`);
+    await unlink(path);
+  }
+  await new Promise<void>((resolve, reject) =>
+    server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+  await chmod(path, 0o600);
+}
+
+async function shutdown(server: Server, path: string): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, 2000);
+    timer.unref();
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  await unlink(path).catch(() => undefined);
+}

@@ -1,0 +1,91 @@
+import { canonicalQuantity, quantitiesEqual } from './canonical-quantity';
+import { compareDeviceNames, deviceKey, splitPool, toApiDevice } from './pool-slices';
+
+describe('toApiDevice', () => {
+  it('maps values to int, bool, string and version, adds the standard PCI attributes, sorts keys', () => {
+    const device = toApiDevice({
+      name: 'gpu-0',
+      attributes: { z: 'last', index: 3, shared: false, fw: { version: '1.2.3' } },
+      capacity: { memory: '80Gi', cores: 4 },
+      pciBusId: '0000:3b:00.0',
+      pcieRoot: 'pci0000:3a',
+    });
+    expect(JSON.stringify(device)).toBe(
+      JSON.stringify({
+        name: 'gpu-0',
+        attributes: {
+          fw: { version: '1.2.3' },
+          index: { int: 3 },
+          'resource.kubernetes.io/pciBusID': { string: '0000:3b:00.0' },
+          'resource.kubernetes.io/pcieRoot': { string: 'pci0000:3a' },
+          shared: { bool: false },
+          z: { string: 'last' },
+        },
+        capacity: { cores: { value: '4' }, memory: { value: '80Gi' } },
+      }),
+    );
+    expect(toApiDevice({ name: 'bare' })).toEqual({ name: 'bare' });
+  });
+
+  it('refuses a number that is not an integer', () => {
+    expect(() => toApiDevice({ name: 'd', attributes: { ratio: 0.5 } })).toThrow(
+      'device d: attribute ratio is 0.5, not an integer',
+    );
+  });
+});
+
+describe('splitPool', () => {
+  it('sorts naturally and cuts at the limit; no devices is one empty slice', () => {
+    const names = ['d10', 'd9', 'd1', 'd2', 'd100'];
+    expect(
+      splitPool(
+        names.map((name) => ({ name })),
+        2,
+      ).map((s) => s.map((d) => d.name)),
+    ).toEqual([['d1', 'd2'], ['d9', 'd10'], ['d100']]);
+    expect(splitPool([])).toEqual([[]]);
+    expect(
+      splitPool(Array.from({ length: 257 }, (_, i) => ({ name: `x${i}` }))).map((s) => s.length),
+    ).toEqual([128, 128, 1]);
+  });
+
+  it('refuses a name listed twice', () => {
+    expect(() => splitPool([{ name: 'a' }, { name: 'a' }])).toThrow('device a is listed twice');
+  });
+
+  it('orders device names without the locale', () => {
+    expect(['vf-10', 'vf-2', 'VF-1', 'vf-02', 'vf'].sort(compareDeviceNames)).toEqual([
+      'VF-1',
+      'vf',
+      'vf-02',
+      'vf-2',
+      'vf-10',
+    ]);
+  });
+});
+
+describe('deviceKey and quantities', () => {
+  it('ignores key order, empty fields and the spelling of quantities', () => {
+    const sent = toApiDevice({ name: 'd', attributes: { a: 1, b: 'x' }, capacity: { memory: '1Gi' } });
+    const back = {
+      capacity: { memory: { value: '1024Mi' } },
+      attributes: { b: { string: 'x' }, a: { int: 1 } },
+      name: 'd',
+      taints: [],
+    };
+    expect(deviceKey(back)).toBe(deviceKey(sent));
+    expect(deviceKey({ ...back, attributes: { a: { int: 2 } } })).not.toBe(deviceKey(sent));
+    expect(deviceKey({ ...back, capacity: { memory: { value: '1G' } } })).not.toBe(deviceKey(sent));
+  });
+
+  it('compares quantities by value', () => {
+    expect(quantitiesEqual('1Gi', '1073741824')).toBe(true);
+    expect(quantitiesEqual('0.5', '500m')).toBe(true);
+    expect(quantitiesEqual('1k', '1e3')).toBe(true);
+    expect(quantitiesEqual('1E', '1e18')).toBe(true);
+    expect(quantitiesEqual('1Ki', '1k')).toBe(false);
+    expect(quantitiesEqual('-2', '2')).toBe(false);
+    expect(canonicalQuantity('1.50')).toBe('15e-1');
+    expect(canonicalQuantity('not a quantity')).toBe('not a quantity');
+  });
+});

@@ -1,0 +1,148 @@
+import { canonicalQuantity } from './canonical-quantity';
+
+/** The standard attribute that places a device on the PCI bus (`0000:3b:00.0`), for alignment across drivers. */
+export const PCI_BUS_ID_ATTRIBUTE = 'resource.kubernetes.io/pciBusID';
+/** The standard attribute naming a device's PCIe root complex (`pci0000:3a`), for alignment across drivers. */
+export const PCIE_ROOT_ATTRIBUTE = 'resource.kubernetes.io/pcieRoot';
+/** The most devices one `resource.k8s.io/v1` ResourceSlice may hold. */
+export const MAX_DEVICES_PER_SLICE = 128;
+
+/** An attribute value: a number is an `int`, a boolean a `bool`, a string a `string`, `{ version }` a semver. */
+export type SliceAttributeValue = number | boolean | string | { readonly version: string };
+
+/** One device of the device model, as a ResourceSlice publishes it. */
+export interface SliceDevice {
+  /** A DNS label, unique in its pool. */
+  readonly name: string;
+  /** Attributes by name (`model`, or `example.com/model`; unqualified names are in the driver's domain). */
+  readonly attributes?: Readonly<Record<string, SliceAttributeValue>> | undefined;
+  /** Capacities by name, as quantities (`16Gi`, `4`). */
+  readonly capacity?: Readonly<Record<string, string | number>> | undefined;
+  /** The PCI address; published as `resource.kubernetes.io/pciBusID`. */
+  readonly pciBusId?: string | undefined;
+  /** The PCIe root; published as `resource.kubernetes.io/pcieRoot`. */
+  readonly pcieRoot?: string | undefined;
+}
+
+/** The device model of a node: pool name → its devices (a `Map` or a plain object). */
+export type SlicePools =
+  ReadonlyMap<string, readonly SliceDevice[]> | Readonly<Record<string, readonly SliceDevice[]>>;
+
+/** A `resource.k8s.io/v1` device attribute. */
+export type ApiDeviceAttribute =
+  { int: number } | { bool: boolean } | { string: string } | { version: string };
+
+/** A `resource.k8s.io/v1` `Device` as this package writes it. */
+export interface ApiDevice {
+  name: string;
+  attributes?: Record<string, ApiDeviceAttribute>;
+  capacity?: Record<string, { value: string }>;
+}
+
+function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
+  switch (typeof value) {
+    case 'number':
+      if (!Number.isSafeInteger(value))
+        throw new TypeError(`device ${device}: attribute ${name} is ${value}, not an integer`);
+      return { int: value };
+    case 'boolean':
+      return { bool: value };
+    case 'string':
+      return { string: value };
+    default:
+      return { version: value.version };
+  }
+}
+
+const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones) and capacities, keys sorted. */
+export function toApiDevice(device: SliceDevice): ApiDevice {
+  const attributes: Record<string, ApiDeviceAttribute> = {};
+  const given: [string, ApiDeviceAttribute][] = Object.entries(device.attributes ?? {}).map(
+    ([name, value]) => [name, toAttribute(device.name, name, value)],
+  );
+  if (device.pciBusId !== undefined) given.push([PCI_BUS_ID_ATTRIBUTE, { string: device.pciBusId }]);
+  if (device.pcieRoot !== undefined) given.push([PCIE_ROOT_ATTRIBUTE, { string: device.pcieRoot }]);
+  for (const [name, value] of given.sort(([a], [b]) => byCodeUnit(a, b))) attributes[name] = value;
+  const capacity: Record<string, { value: string }> = {};
+  for (const name of Object.keys(device.capacity ?? {}).sort(byCodeUnit))
+    capacity[name] = { value: String(device.capacity?.[name]) };
+  return {
+    name: device.name,
+    ...(given.length > 0 ? { attributes } : {}),
+    ...(Object.keys(capacity).length > 0 ? { capacity } : {}),
+  };
+}
+
+const chunkRe = /(\d+)|(\D+)/g;
+
+/** Orders device names naturally (`vf2` before `vf10`), then by code unit: the order does not depend on the locale. */
+export function compareDeviceNames(a: string, b: string): number {
+  const x = a.match(chunkRe) ?? [];
+  const y = b.match(chunkRe) ?? [];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const p = x[i] as string;
+    const q = y[i] as string;
+    if (p === q) continue;
+    const pn = /^\d/.test(p);
+    const qn = /^\d/.test(q);
+    if (pn && qn) {
+      const diff = Number(p) - Number(q);
+      if (diff !== 0) return diff;
+    }
+    return byCodeUnit(p, q);
+  }
+  return x.length - y.length || byCodeUnit(a, b);
+}
+
+/**
+ * Splits a pool's devices into slices: sorted by name ({@link compareDeviceNames}) and cut every `max`
+ * devices, so the same devices always give the same slices; a pool without devices is one empty slice.
+ * Throws on a duplicate device name.
+ */
+export function splitPool(
+  devices: readonly SliceDevice[],
+  max: number = MAX_DEVICES_PER_SLICE,
+): ApiDevice[][] {
+  const sorted = devices.map(toApiDevice).sort((a, b) => compareDeviceNames(a.name, b.name));
+  for (let i = 1; i < sorted.length; i++)
+    if (sorted[i]?.name === sorted[i - 1]?.name) throw new Error(`device ${sorted[i]?.name} is listed twice`);
+  const slices: ApiDevice[][] = [];
+  for (let i = 0; i < sorted.length; i += max) slices.push(sorted.slice(i, i + max));
+  return slices.length > 0 ? slices : [[]];
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : value.map(canonical);
+  if (typeof value !== 'object' || value === null) return value ?? undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort(byCodeUnit)) {
+    const v = canonical((value as Record<string, unknown>)[key]);
+    if (v !== undefined && !(typeof v === 'object' && v !== null && Object.keys(v).length === 0))
+      out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * A text that is the same for two devices exactly when the API server would hold the same device: key order,
+ * empty fields and the spelling of quantities (`1Gi` / `1024Mi`) do not count.
+ */
+export function deviceKey(device: unknown): string {
+  if (typeof device !== 'object' || device === null) return JSON.stringify(device ?? null);
+  const copy = { ...(device as Record<string, unknown>) };
+  const capacity = copy['capacity'];
+  if (typeof capacity === 'object' && capacity !== null) {
+    const mapped: Record<string, unknown> = {};
+    for (const [name, cap] of Object.entries(capacity as Record<string, unknown>)) {
+      const value = (cap as { value?: unknown } | null)?.value;
+      mapped[name] =
+        typeof value === 'string' || typeof value === 'number'
+          ? { ...(cap as object), value: canonicalQuantity(String(value)) }
+          : cap;
+    }
+    copy['capacity'] = mapped;
+  }
+  return JSON.stringify(canonical(copy));
+}

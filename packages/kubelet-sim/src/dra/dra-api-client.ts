@@ -1,0 +1,90 @@
+/** A ResourceClaim as the kubelet reads it (the fields it uses). */
+export interface ResourceClaimObject {
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly uid: string };
+  readonly status?: {
+    readonly allocation?: {
+      readonly devices?: {
+        readonly results?: ReadonlyArray<{ readonly driver: string; readonly request?: string }>;
+      };
+    };
+    readonly reservedFor?: ReadonlyArray<{
+      readonly resource?: string;
+      readonly name?: string;
+      readonly uid?: string;
+    }>;
+  };
+}
+
+/** How the simulated kubelet reaches the API server. */
+export interface DraApiServerConnection {
+  /** Base URL, e.g. `http://127.0.0.1:6443` (kubelet-sim's own API server speaks plain HTTP). */
+  readonly url: string;
+  readonly token?: string;
+}
+
+/** An API error with its HTTP code and the `Status` message. */
+export class DraApiError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DraApiError';
+  }
+}
+
+/** The few API calls the kubelet's DRA manager makes. */
+export interface DraApiClient {
+  getClaim(namespace: string, name: string): Promise<ResourceClaimObject>;
+  getNode(name: string): Promise<unknown>;
+  /** DELETE collection of the node's ResourceSlices (one driver's when given); resolves with how many went. */
+  deleteSlices(node: string, driver?: string): Promise<number>;
+}
+
+/** Creates the client over `fetch`. */
+export function createDraApiClient(connection: DraApiServerConnection): DraApiClient {
+  const base = connection.url.replace(/\/+$/, '');
+  const request = async (method: string, path: string): Promise<unknown> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        Accept: 'application/json',
+        ...(connection.token === undefined ? {} : { Authorization: `Bearer ${connection.token}` }),
+      },
+    });
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = undefined;
+    }
+    if (!response.ok) {
+      const message = (body as { message?: unknown } | undefined)?.message;
+      throw new DraApiError(
+        response.status,
+        typeof message === 'string' ? message : `HTTP ${response.status}: ${text}`,
+      );
+    }
+    return body;
+  };
+  return {
+    getClaim: async (namespace, name) =>
+      (await request(
+        'GET',
+        `/apis/resource.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`,
+      )) as ResourceClaimObject,
+    getNode: (name) => request('GET', `/api/v1/nodes/${encodeURIComponent(name)}`),
+    deleteSlices: async (node, driver) => {
+      const selector = [
+        `spec.nodeName=${node}`,
+        ...(driver === undefined ? [] : [`spec.driver=${driver}`]),
+      ].join(',');
+      const body = (await request(
+        'DELETE',
+        `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(selector)}`,
+      )) as { items?: unknown[] } | undefined;
+      return body?.items?.length ?? 0;
+    },
+  };
+}
