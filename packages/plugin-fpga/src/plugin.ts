@@ -17,44 +17,49 @@ import { scanFpgas, type FpgaScan } from './scan/scan-fpgas';
  * probe (every --poll-interval, 500 ms) sees a card, port, AFU, interface ID or error register change. Reads no
  * procfs, so it has no --proc-root.
  */
-export const fpgaPlugin = definePlugin({
-  name: 'fpga',
-  binary: 'fpga-device-plugin',
-  title: 'FPGA device plugin (Intel DFL/OPAE, AMD/Xilinx Alveo)',
-  version: packageJson.version,
-  config: { schema: fpgaConfigSchema },
-  compat: [intelFpgaCompat, xilinxFpgaCompat],
-  // The programmer serializes programming per device for the life of the process; a new bitstreamDir makes a new one.
-  setup: ({ host, logger }) => {
-    let programmer: RegionProgrammer | undefined;
-    return {
-      programmer: (bitstreamDir: string): RegionProgrammer =>
-        programmer?.bitstreamDir === bitstreamDir
-          ? programmer
-          : (programmer = createRegionProgrammer({ sysfs: host.sysfs, bitstreamDir, logger })),
-    };
-  },
-  scan: {
-    watch: () => ({ devfs: ['/dev', '/dev/dri'], sysfs: ['class/fpga_region', 'class/fpga'] }),
-    // Health (error registers) and reprogramming live in sysfs, which inotify does not report on real kernels:
-    // the probe reads them every 500 ms, so a change reaches the kubelet well within 1 s.
-    interval: '500ms',
-    probe: (scan: FpgaScan) => fpgaChangeProbe(scan),
-    run: ({ host }) => scanFpgas(host),
-  },
-  features: (set) => fpgaFeatures(set),
-  resources: (scan, ctx) => {
-    const { config, state } = ctx;
-    return planResources(scan, config, async (rule, { resource, devices, unknownIds, signal }) => {
-      if (unknownIds.length > 0) {
-        throw new DevicePluginError(
-          Code.NotFound,
-          `fpga-device-plugin: unknown ${resource} devices: ${unknownIds.join(', ')}`,
-        );
-      }
-      const outcomes = await state.programmer(config.bitstreamDir).prepare(rule, devices, signal);
-      // The new afu_id is advertised at once rather than at the next poll.
-      if (outcomes.some((outcome) => outcome.action === 'programmed')) ctx.rescan();
-    });
-  },
-});
+export function createFpgaPlugin() {
+  return definePlugin({
+    name: 'fpga',
+    binary: 'fpga-device-plugin',
+    title: 'FPGA device plugin (Intel DFL/OPAE, AMD/Xilinx Alveo)',
+    version: packageJson.version,
+    config: { schema: fpgaConfigSchema },
+    compat: [intelFpgaCompat, xilinxFpgaCompat],
+    // The programmer serializes programming per device for the life of the process; a new bitstreamDir makes a new one.
+    setup: ({ host, logger }) => {
+      let programmer: RegionProgrammer | undefined;
+      return {
+        programmer: (bitstreamDir: string): RegionProgrammer =>
+          programmer?.bitstreamDir === bitstreamDir
+            ? programmer
+            : (programmer = createRegionProgrammer({ sysfs: host.sysfs, bitstreamDir, logger })),
+      };
+    },
+    scan: {
+      watch: () => ({ devfs: ['/dev', '/dev/dri'], sysfs: ['class/fpga_region', 'class/fpga'] }),
+      // Health (error registers) and reprogramming live in sysfs, which inotify does not report on real kernels:
+      // the probe reads them every 500 ms, so a change reaches the kubelet well within 1 s.
+      interval: '500ms',
+      probe: (scan: FpgaScan) => fpgaChangeProbe(scan),
+      run: ({ host }) => scanFpgas(host),
+    },
+    resources: (scan, ctx) => {
+      const { config, state } = ctx;
+      return planResources(scan, config, async (rule, { resource, devices, unknownIds, signal }) => {
+        if (unknownIds.length > 0) {
+          throw new DevicePluginError(
+            Code.NotFound,
+            `fpga-device-plugin: unknown ${resource} devices: ${unknownIds.join(', ')}`,
+          );
+        }
+        const outcomes = await state.programmer(config.bitstreamDir).prepare(rule, devices, signal);
+        // The new afu_id is advertised at once rather than at the next poll.
+        if (outcomes.some((outcome) => outcome.action === 'programmed')) ctx.rescan();
+      });
+    },
+    features: (set) => fpgaFeatures(set),
+  });
+}
+
+/** The FPGA plugin as its binary and kdp-device-plugins run it. */
+export const fpgaPlugin = createFpgaPlugin();

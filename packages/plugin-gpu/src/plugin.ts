@@ -37,10 +37,10 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     version: packageJson.version,
     config: { schema: gpuConfigSchema },
     compat: [nvidiaCompat, rocmCompat, intelGpuCompat],
-    // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
-    health: { holdUntilHealthy: true, vanishedGraceMs: Infinity },
     // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.
     reads: { procfs: true },
+    // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
+    health: { holdUntilHealthy: true, vanishedGraceMs: Infinity },
     setup: (ctx) => ({
       xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource),
       mig: createMigStrategy({ logger: ctx.logger, nvml: options.nvmlMig ?? (() => loadNvmlMig()) }),

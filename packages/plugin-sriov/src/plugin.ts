@@ -25,71 +25,76 @@ interface SriovState {
  * losing its carrier reaches the kubelet within a second without a restart, and an idle node costs next to
  * nothing.
  */
-export const sriovPlugin = definePlugin({
-  name: 'sriov',
-  version: packageJson.version,
-  binary: 'sriov-device-plugin',
-  title: 'SR-IOV network device plugin (drop-in for sriov-network-device-plugin)',
-  config: { schema: sriovConfigSchema, unknownKeys: 'warn' }, // upstream's format: unknown keys are warnings
-  compat: [sriovNetworkDevicePluginCompat],
-  flags: {
-    'resource-prefix': flag.string({
-      description: 'resource prefix of pools without resourcePrefix',
-      valueName: 'PREFIX',
-      default: DEFAULT_RESOURCE_PREFIX,
-    }),
-    'devinfo-dir': flag.path({
-      description: 'where Multus device-info files are written',
-      serveOnly: true,
-      valueName: 'DIR',
-      default: DEFAULT_DEVINFO_DIR,
-    }),
-    'vanished-grace': flag.duration({
-      description: 'how long a vanished VF stays advertised as Unhealthy',
-      serveOnly: true,
-      default: '30s',
-    }),
-  },
-  // /proc/net/route (the interface holding the default route is never offered); sys/kernel/osrelease.
-  reads: { procfs: true },
-  setup: ({ flags }): SriovState => ({
-    previous: new Map(),
-    cache: createNicScanCache(),
-    store: createDeviceInfoStore(flags['devinfo-dir']),
-  }),
-  scan: {
-    // inotify: functions and netdevs coming and going (fixtures; real sysfs raises no events, the probe sees
-    // those), and the VFIO and RDMA device nodes, which appear a moment after a bind and go into CDI specs.
-    watch: () => ({ sysfs: ['bus/pci/devices', 'class/net'], devfs: ['/dev/vfio', '/dev/infiniband'] }),
-    interval: '500ms',
-    probe: (scan: SriovScan) => nicChangeProbe(scan.node),
-    run: async ({ host, config, flags, state }): Promise<SriovScan> => {
-      const node = await scanNics(host, state.cache);
-      const defaultPrefix = flags['resource-prefix'];
-      // A function that fails its pool's selectors only for now (driver unbound) stays in it, Unhealthy.
-      const assignment = assignPools(node, config, { defaultPrefix, previous: state.previous });
-      state.previous = poolIndex(assignment);
-      return { node, assignment };
+export function createSriovPlugin() {
+  return definePlugin({
+    name: 'sriov',
+    binary: 'sriov-device-plugin',
+    title: 'SR-IOV network device plugin (drop-in for sriov-network-device-plugin)',
+    version: packageJson.version,
+    config: { schema: sriovConfigSchema, unknownKeys: 'warn' }, // upstream's format: unknown keys are warnings
+    compat: [sriovNetworkDevicePluginCompat],
+    flags: {
+      'resource-prefix': flag.string({
+        description: 'resource prefix of pools without resourcePrefix',
+        valueName: 'PREFIX',
+        default: DEFAULT_RESOURCE_PREFIX,
+      }),
+      'devinfo-dir': flag.path({
+        description: 'where Multus device-info files are written',
+        serveOnly: true,
+        valueName: 'DIR',
+        default: DEFAULT_DEVINFO_DIR,
+      }),
+      'vanished-grace': flag.duration({
+        description: 'how long a vanished VF stays advertised as Unhealthy',
+        serveOnly: true,
+        default: '30s',
+      }),
     },
-  },
-  resources: (scan, { config, flags, host, state, logger }) =>
-    poolResources(scan, config, {
-      defaultPrefix: flags['resource-prefix'],
-      vhostNet: async () =>
-        (await host.devfs.hasNode('/dev/vhost-net')) && (await host.devfs.hasNode('/dev/net/tun')),
-      store: state.store,
-      logger,
+    // /proc/net/route (the interface holding the default route is never offered); sys/kernel/osrelease.
+    reads: { procfs: true },
+    health: { vanishedGraceMs: ({ flags }) => flags['vanished-grace'] },
+    setup: ({ flags }): SriovState => ({
+      previous: new Map(),
+      cache: createNicScanCache(),
+      store: createDeviceInfoStore(flags['devinfo-dir']),
     }),
-  features: (set) => sriovFeatures(set),
-  health: { vanishedGraceMs: ({ flags }) => flags['vanished-grace'] },
-  hooks: {
-    // Device-info files of devices no longer advertised (vanished past the grace, pool removed) go.
-    advertise: async (set, { state, logger }) => {
-      const keep = new Map(set.resources.map((r) => [r.name, new Set(r.devices.map((d) => d.id))]));
-      await state.store
-        .prune(keep)
-        .catch((error: unknown) => logger.warn({ err: error }, 'cannot remove a device-info file'));
+    scan: {
+      // inotify: functions and netdevs coming and going (fixtures; real sysfs raises no events, the probe sees
+      // those), and the VFIO and RDMA device nodes, which appear a moment after a bind and go into CDI specs.
+      watch: () => ({ sysfs: ['bus/pci/devices', 'class/net'], devfs: ['/dev/vfio', '/dev/infiniband'] }),
+      interval: '500ms',
+      probe: (scan: SriovScan) => nicChangeProbe(scan.node),
+      run: async ({ host, config, flags, state }): Promise<SriovScan> => {
+        const node = await scanNics(host, state.cache);
+        const defaultPrefix = flags['resource-prefix'];
+        // A function that fails its pool's selectors only for now (driver unbound) stays in it, Unhealthy.
+        const assignment = assignPools(node, config, { defaultPrefix, previous: state.previous });
+        state.previous = poolIndex(assignment);
+        return { node, assignment };
+      },
     },
-    stop: ({ state }) => state.store.removeAll(),
-  },
-});
+    resources: (scan, { config, flags, host, state, logger }) =>
+      poolResources(scan, config, {
+        defaultPrefix: flags['resource-prefix'],
+        vhostNet: async () =>
+          (await host.devfs.hasNode('/dev/vhost-net')) && (await host.devfs.hasNode('/dev/net/tun')),
+        store: state.store,
+        logger,
+      }),
+    features: (set) => sriovFeatures(set),
+    hooks: {
+      // Device-info files of devices no longer advertised (vanished past the grace, pool removed) go.
+      advertise: async (set, { state, logger }) => {
+        const keep = new Map(set.resources.map((r) => [r.name, new Set(r.devices.map((d) => d.id))]));
+        await state.store
+          .prune(keep)
+          .catch((error: unknown) => logger.warn({ err: error }, 'cannot remove a device-info file'));
+      },
+      stop: ({ state }) => state.store.removeAll(),
+    },
+  });
+}
+
+/** The SR-IOV plugin as its binary and kdp-device-plugins run it. */
+export const sriovPlugin = createSriovPlugin();

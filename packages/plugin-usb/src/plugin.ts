@@ -5,10 +5,11 @@ import { refreshPayload } from './allocate/refresh-payload';
 import { genericDevicePluginCompat } from './compat/generic-device-plugin';
 import { usbConfigSchema } from './config';
 import { usbFeatures } from './features/usb-features';
+import { usbHealthPolicy } from './health/usb-health-policy';
 import { configuredResources, pathPatterns } from './resources/configured-resources';
 import { planResources } from './resources/plan-resources';
 import { createUsbScanCache, type UsbScanCache } from './scan/scan-usb-devices';
-import { scanUsbHost } from './scan/scan-usb-host';
+import { scanUsbHost, type UsbHostScan } from './scan/scan-usb-host';
 import { usbChangeProbe } from './scan/usb-change-probe';
 import {
   createDescriptorEnricher,
@@ -40,8 +41,8 @@ interface UsbState {
  * that is unplugged stays listed Unhealthy until it returns. Devices carry their controller's NUMA node, and
  * preferred allocation groups them by NUMA node, controller and hub.
  */
-export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
-  definePlugin({
+export function createUsbPlugin(options: UsbPluginOptions = {}) {
+  return definePlugin({
     name: 'usb',
     binary: 'usb-device-plugin',
     title: 'USB device plugin',
@@ -49,8 +50,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
     // No default resource: without --config nothing is advertised and discover lists every device as excluded.
     config: { schema: usbConfigSchema },
     compat: [genericDevicePluginCompat],
-    // An allocated device that is unplugged stays advertised Unhealthy until the same ID (serial or port) returns.
-    health: { keepVanished: 'allocated', vanishedGraceMs: Infinity },
+    health: usbHealthPolicy,
     setup: async (ctx): Promise<UsbState> => {
       const library = await usbLibraryFor({
         setting: ctx.config.usbLibrary,
@@ -71,6 +71,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
       // Device nodes come and go in these (inotify); sysfs is left to the probe, as it sends no inotify events.
       watch: ({ state }) => ({ devfs: ['/dev', '/dev/bus/usb', ...state.busDirs, '/dev/input'] }),
       interval: '500ms',
+      probe: (scan: UsbHostScan, { config }) => usbChangeProbe(scan, configuredResources(config)),
       run: async ({ host, config, state }) => {
         const patterns = pathPatterns(configuredResources(config));
         const { cache, enrich } = state;
@@ -83,7 +84,6 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
         state.busDirs = scan.busDirs;
         return scan;
       },
-      probe: (scan, { config }) => usbChangeProbe(scan, configuredResources(config)),
     },
     // Allocate re-reads each USB device, so a replug since the last scan (new devnum) gives the current node.
     resources: (scan, { config, host }) =>
@@ -98,6 +98,7 @@ export const createUsbPlugin = (options: UsbPluginOptions = {}) =>
     features: (set) => usbFeatures(set),
     hooks: { stop: ({ state }) => state.stopHotplug?.() },
   });
+}
 
 /** The plugin as its binary and kdp-device-plugins run it: the real usb package. */
 export const usbPlugin = createUsbPlugin();

@@ -1,5 +1,5 @@
 import type { ContainerAllocation, PluginDevice } from '@kdp/core';
-import type { FpgaPayload } from '../resources/plan-resources';
+import type { FpgaPayload } from '../resources/fpga-payload';
 
 /**
  * One container's allocation: every device node of the devices it holds, plus envs naming them:

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { PluginDevice } from '@kdp/core';
 import { createHost, type Host } from '@kdp/topology';
 import { fpgaConfigSchema, type ProgrammingRule } from '../config';
-import { planResources, type FpgaPayload } from '../resources/plan-resources';
+import type { FpgaPayload } from '../resources/fpga-payload';
+import { planResources } from '../resources/plan-resources';
 import { scanFpgas } from '../scan/scan-fpgas';
 import {
   createFpgaFixture,

@@ -3,7 +3,7 @@ import { access, realpath, stat } from 'node:fs/promises';
 import { Code, DevicePluginError, silentLogger, type Logger, type PluginDevice } from '@kdp/core';
 import { parsePciAddress, type Sysfs } from '@kdp/topology';
 import type { ProgrammingRule } from '../config';
-import type { FpgaPayload } from '../resources/plan-resources';
+import type { FpgaPayload } from '../resources/fpga-payload';
 import { parseFpgaId } from '../scan/parse-fpga-id';
 import type { IntelPort } from '../scan/scan-intel-ports';
 import { outputTail, runProgrammingCommand } from './run-programming-command';

@@ -1,5 +1,5 @@
 import { resourceCountLabels, type FeatureLabels, type ResourceSet } from '@kdp/core/plugin';
-import type { FpgaPayload } from '../resources/plan-resources';
+import type { FpgaPayload } from '../resources/fpga-payload';
 
 /**
  * The FPGA plugin's node feature labels: `<resource>.count`, and how many devices carry each Intel interface ID and

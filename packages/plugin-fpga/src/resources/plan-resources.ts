@@ -8,10 +8,11 @@ import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin
 import { allocateFpgas } from '../allocate/allocate-fpgas';
 import type { FpgaConfig, ProgrammingRule } from '../config';
 import { describeFpgaIdProblem } from '../scan/parse-fpga-id';
-import type { AmdCard } from '../scan/scan-amd-cards';
 import type { FpgaPciInfo } from '../scan/read-pci-info';
+import type { AmdCard } from '../scan/scan-amd-cards';
 import type { FpgaScan } from '../scan/scan-fpgas';
 import type { IntelPort } from '../scan/scan-intel-ports';
+import type { FpgaPayload } from './fpga-payload';
 import {
   afResourceName,
   amdResourceName,
@@ -19,20 +20,6 @@ import {
   regionResourceName,
   type ResourceNameResult,
 } from './resource-names';
-
-/** What the plugin keeps with each advertised device for Allocate and PreStartContainer. */
-export interface FpgaPayload {
-  readonly vendor: 'intel' | 'amd';
-  /** Intel: the ports of this device (one in af mode, every port of the region in region mode). */
-  readonly ports: readonly IntelPort[];
-  readonly card?: AmdCard;
-  /** Intel: the interface ID of the region. */
-  readonly interfaceId?: string;
-  /** Intel af mode: the loaded AFU. */
-  readonly afuId?: string;
-  /** Device nodes handed to a container. */
-  readonly nodes: readonly DeviceNode[];
-}
 
 /** Loads a rule's AFU into the devices of a container about to start (a region resource's PreStartContainer). */
 export type RegionPreparer = (rule: ProgrammingRule, context: PreStartContext<FpgaPayload>) => Promise<void>;

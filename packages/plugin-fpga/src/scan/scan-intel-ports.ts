@@ -1,6 +1,6 @@
 import type { ExcludedDevice } from '@kdp/core/plugin';
 import type { Host, NumaTopology, Sysfs } from '@kdp/topology';
-import { parseErrorRegister } from './parse-error-register';
+import { parseErrorRegister } from '../health/parse-error-register';
 import { parseFpgaId, type FpgaIdRead } from './parse-fpga-id';
 import { pciAddressOfPath, readPciInfo, type FpgaPciInfo } from './read-pci-info';
 

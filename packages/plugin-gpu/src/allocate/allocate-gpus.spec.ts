@@ -1,6 +1,6 @@
 import { Code, type PluginDevice } from '@kdp/core';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import type { GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
 import {
   AMD_GPUS,
   buildAmdMachine,

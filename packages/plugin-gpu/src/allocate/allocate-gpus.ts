@@ -7,7 +7,7 @@ import {
 } from '@kdp/core';
 import type { DeviceListStrategy } from '@kdp/core/plugin';
 import type { GpuConfig } from '../config';
-import type { GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
 import type { Gpu } from '../scan/gpu';
 
 /** The physical GPUs behind a container's devices (replicas folded), in request order. */

@@ -14,7 +14,7 @@ import {
   mi300xPartitionId,
   NVIDIA_UUIDS,
 } from '../testing';
-import type { GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
 import { amdGpuRecord } from '../testing/amd-machines';
 import { fewestGpusAllocation, preferredAllocation } from './preferred-allocation';
 

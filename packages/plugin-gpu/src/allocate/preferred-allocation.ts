@@ -1,5 +1,5 @@
 import { topologyPreferredAllocation, type PluginDevice, type PreferredAllocationContext } from '@kdp/core';
-import type { GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
 
 /**
  * Pair weight of two AMD devices (GPUs or compute partitions), lower is better, as ROCm's plugin weighs them:

@@ -2,7 +2,7 @@ import type { PluginContext, ResourceSet } from '@kdp/core/plugin';
 import { toLabelValue, type FeatureLabels } from '@kdp/core/plugin';
 import type { Sysfs } from '@kdp/topology';
 import type { GpuConfig } from '../config';
-import type { GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
 import type { Gpu } from '../scan/gpu';
 
 /** What the labels need beyond the scan, read from sysfs per PCI address. */

@@ -10,7 +10,8 @@ import {
   gpuConfig,
   NVIDIA_UUIDS,
 } from '../testing';
-import { planResources, type GpuPayload } from './plan-resources';
+import type { GpuPayload } from './gpu-payload';
+import { planResources } from './plan-resources';
 
 describe('planResources', () => {
   const fixtures: SysfsFixture[] = [];

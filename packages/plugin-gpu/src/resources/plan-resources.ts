@@ -9,18 +9,10 @@ import {
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
+import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
 import { planTimeSlicing } from './plan-time-slicing';
 import { resourceNameOf } from './resource-names';
-
-/** What every advertised device carries back to Allocate. */
-export interface GpuPayload {
-  readonly gpu: Gpu;
-  /** Replica index with time-slicing, else undefined. */
-  readonly replica?: number;
-  /** The GPU's index (`0`, `0:1` for a MIG device; see gpuIndexes), what NVIDIA's `index` device IDs name. */
-  readonly index?: string;
-}
 
 /** The replica ID NVIDIA's plugin uses: `<id>::<n>`. */
 export function replicaId(id: string, replica: number): string {

@@ -2,7 +2,8 @@ import type { PluginDevice } from '@kdp/core';
 import { createHost } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuConfigSchema, type GpuConfig } from '../config';
-import { gpuDevices, type GpuPayload } from '../resources/plan-resources';
+import type { GpuPayload } from '../resources/gpu-payload';
+import { gpuDevices } from '../resources/plan-resources';
 import { scanGpus } from '../scan/scan-gpus';
 
 /** A configuration from partial input, through the schema. */

@@ -3,10 +3,10 @@ import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin
 import type { DeviceLocality } from '@kdp/topology';
 import { resourceNameOf, type RdmaConfig, type RdmaResourceConfig } from '../config';
 import type { RdmaHca, RdmaInventory, RdmaPort } from '../scan/read-rdma-inventory';
-import { hcaDeviceNodes } from './hca-device-nodes';
-import { hcaHealth } from './hca-health';
+import { hcaDeviceNodes } from '../allocate/hca-device-nodes';
+import { hcaHealth } from '../health/hca-health';
 import { matchSelectors } from './match-selectors';
-import { createSharedPreferredAllocation } from './shared-preferred-allocation';
+import { createSharedPreferredAllocation } from '../allocate/shared-preferred-allocation';
 
 /** What a device carries to the hooks: the RDMA devices (ibdev names) it grants, and where they sit. */
 export interface RdmaPayload {

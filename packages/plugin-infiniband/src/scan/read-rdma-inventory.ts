@@ -8,7 +8,7 @@ import {
   type PciDevice,
   type Sysfs,
 } from '@kdp/topology';
-import { isPortUp, normalizeLinkLayer, parsePortAttribute, type PortAttribute } from './port-state';
+import { isPortUp, normalizeLinkLayer, parsePortAttribute, type PortAttribute } from '../health/port-state';
 
 /** One port of an RDMA device, from /sys/class/infiniband/<dev>/ports/<n>. */
 export interface RdmaPort {

@@ -1,3 +1,4 @@
+import { functionProblem } from '../health/function-problem';
 import { matchSelector } from './match-selector';
 import { functionPath, type NicFunction, type NodeScan } from '../scan/nic-function';
 import { poolResourceName, poolSelectors, type SriovConfig, type SriovPool } from '../config';
@@ -94,13 +95,10 @@ export function assignPools(scan: NodeScan, config: SriovConfig, options: Assign
 }
 
 function withHealth(fn: NicFunction, selectorIndex: number): PooledFunction {
-  if (fn.driver === undefined) {
-    return { fn, selectorIndex, healthy: false, problem: 'no driver is bound' };
-  }
-  if (fn.kind === 'netDevice' && fn.pfCarrier === false) {
-    return { fn, selectorIndex, healthy: false, problem: `PF ${fn.pfName ?? ''} has no carrier`.trim() };
-  }
-  return { fn, selectorIndex, healthy: true };
+  const problem = functionProblem(fn);
+  return problem === undefined
+    ? { fn, selectorIndex, healthy: true }
+    : { fn, selectorIndex, healthy: false, problem };
 }
 
 /** The pool of every member, for the next call's `previous`. */
