@@ -1,5 +1,20 @@
-import { badRequest, conflict, internalError } from './api-errors';
+import { type ApiError, badRequest, conflict, internalError } from './api-errors';
 import type { KubeObject, ResourceType } from './resource-types';
+
+/** The 409 of a failed precondition, with kube-apiserver's message. */
+const preconditionFailed = (
+  type: ResourceType,
+  name: string,
+  field: 'UID' | 'ResourceVersion',
+  wanted: string | undefined,
+  actual: string | undefined,
+): ApiError =>
+  conflict(
+    type.plural,
+    type.group,
+    name,
+    `Precondition failed: ${field} in precondition: ${wanted}, ${field} in object meta: ${actual}`,
+  );
 
 const generateSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
 
@@ -43,12 +58,7 @@ export function checkUpdatePreconditions(type: ResourceType, object: KubeObject,
   }
   const uid = object.metadata?.uid;
   if (uid !== undefined && uid !== '' && uid !== old.metadata.uid) {
-    throw conflict(
-      type.plural,
-      type.group,
-      name,
-      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid}`,
-    );
+    throw preconditionFailed(type, name, 'UID', uid, old.metadata.uid);
   }
 }
 
@@ -60,19 +70,15 @@ export function checkDeletePreconditions(
   old: KubeObject,
 ): void {
   if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
-    throw conflict(
-      type.plural,
-      type.group,
-      name,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
-    );
+    throw preconditionFailed(type, name, 'UID', pre.uid, old.metadata.uid);
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-    throw conflict(
-      type.plural,
-      type.group,
+    throw preconditionFailed(
+      type,
       name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
+      'ResourceVersion',
+      pre.resourceVersion,
+      old.metadata.resourceVersion,
     );
   }
 }

@@ -5,7 +5,7 @@ import type { DraSuite } from './dra-suite';
 import { describeDevices, deviceKey } from './prepared-devices';
 import { isEvent } from './sim-event-recorder';
 import { poolsComplete } from './slice-checks';
-import { kubeletPrepared, notPrepared, type SuiteClaim } from './suite-claim';
+import { kubeletPrepared, preparedWithCallback, type SuiteClaim } from './suite-claim';
 import { waitForSlices } from './wait-for-slices';
 
 /** After the reboot: the driver's way back, as a failure's reason (a string) or a pass's. */
@@ -60,20 +60,13 @@ async function afterReboot(
  */
 export async function runNodeRebootChecks(suite: DraSuite, claim: SuiteClaim): Promise<void> {
   const { catalog, results } = suite;
-  const rebootNode = suite.options.rebootNode;
-  const prepared = claim.prepared;
-  if (rebootNode === undefined) {
-    results.skip(
-      catalog.nodeReboot,
-      'not run: no way to reboot the node (runDraConformance takes a rebootNode callback; the CLI has none)',
-    );
-    return;
-  }
-  if (prepared === undefined) {
-    results.skip(catalog.nodeReboot, notPrepared(claim));
-    return;
-  }
-  await rebootNode();
+  const ready = preparedWithCallback(suite, claim, catalog.nodeReboot, {
+    name: 'rebootNode',
+    action: 'reboot the node',
+  });
+  if (ready === undefined) return;
+  const { prepared } = ready;
+  await ready.run();
   // The kubelet comes up with the node: its checkpoint is on disk, so it prepares the pod's claim again.
   const beforeBoot = suite.events.mark();
   await suite.sim.restart();

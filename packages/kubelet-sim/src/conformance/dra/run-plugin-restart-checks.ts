@@ -3,7 +3,7 @@ import type { SimEvent } from '../../sim-events';
 import { seconds } from '../check-catalog';
 import { connectRegisteredPlugin, type DraSuite } from './dra-suite';
 import { describeDevices, deviceKey, devicesFromResponse } from './prepared-devices';
-import { notPrepared, type SuiteClaim } from './suite-claim';
+import { preparedWithCallback, type SuiteClaim } from './suite-claim';
 
 /**
  * The plugin-restart check (when the suite can restart the driver): after its restart the driver prepares
@@ -11,21 +11,14 @@ import { notPrepared, type SuiteClaim } from './suite-claim';
  */
 export async function runPluginRestartChecks(suite: DraSuite, claim: SuiteClaim): Promise<void> {
   const { catalog, results, patienceMs, callTimeoutMs, driver } = suite;
-  const restartPlugin = suite.options.restartPlugin;
-  const prepared = claim.prepared;
-  if (restartPlugin === undefined) {
-    results.skip(
-      catalog.pluginRestart,
-      'not run: no way to restart the driver (runDraConformance takes a restartPlugin callback; the CLI has none)',
-    );
-    return;
-  }
-  if (prepared === undefined) {
-    results.skip(catalog.pluginRestart, notPrepared(claim));
-    return;
-  }
+  const ready = preparedWithCallback(suite, claim, catalog.pluginRestart, {
+    name: 'restartPlugin',
+    action: 'restart the driver',
+  });
+  if (ready === undefined) return;
+  const { prepared } = ready;
   const beforePluginRestart = suite.events.mark();
-  await restartPlugin();
+  await ready.run();
   const back = await suite.events.seen(
     (e): e is Extract<SimEvent, { type: 'dra-registered' | 'dra-connection' }> =>
       (e.type === 'dra-registered' && e.driver === driver) ||

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { PreparedClaim, PreparedDevice } from '../../dra/dra-events';
 import { goErrorString } from '../../grpc-util';
+import type { CheckDefinition } from '../check-catalog';
 import { allocateClaim } from './allocate-claim';
 import type { DraSuite } from './dra-suite';
 import { isEvent } from './sim-event-recorder';
@@ -22,6 +23,29 @@ export interface SuiteClaim {
 
 /** The skip reason of a check that needs the prepared claim. */
 export const notPrepared = (claim: SuiteClaim): string => claim.setupProblem ?? 'not run: prepare failed';
+
+/**
+ * For a check that needs one of the caller's callbacks (`restartPlugin`, `rebootNode`) and the prepared claim:
+ * both, or `undefined` after skipping `definition` for the one missing.
+ */
+export function preparedWithCallback(
+  suite: DraSuite,
+  claim: SuiteClaim,
+  definition: CheckDefinition,
+  callback: { readonly name: 'restartPlugin' | 'rebootNode'; readonly action: string },
+): { run: () => Promise<void>; prepared: PreparedDevice[] } | undefined {
+  const run = suite.options[callback.name];
+  const prepared = claim.prepared;
+  if (run === undefined) {
+    suite.results.skip(
+      definition,
+      `not run: no way to ${callback.action} (runDraConformance takes a ${callback.name} callback; the CLI has none)`,
+    );
+  } else if (prepared === undefined) suite.results.skip(definition, notPrepared(claim));
+  // Called as a method of the options, as before.
+  else return { run: () => run.call(suite.options), prepared };
+  return undefined;
+}
 
 /**
  * Creates a ResourceClaim allocated (as the scheduler would) to the first published device and reserved for
