@@ -1,15 +1,12 @@
 import type { EventEmitter } from 'node:events';
 import type { ContainerAllocateResponse, Device, DevicePluginOptions } from '@kdp/api';
 import type { DraEvent } from './dra/dra-events';
+import type { EventBase } from './event-base';
 
 /** API version a plugin registered with: the current one, or the old v1alpha (`v1alpha2`). */
 export type PluginApiVersion = 'v1beta1' | 'v1alpha2';
 
-/** Fields every simulator event carries: its type and a high-resolution epoch timestamp in ms. */
-export interface EventBase<T extends string> {
-  readonly type: T;
-  readonly at: number;
-}
+export type { EventBase } from './event-base';
 
 /** A Register was accepted: dial and GetDevicePluginOptions succeeded (P-11). */
 export interface RegisteredEvent extends EventBase<'registered'> {

@@ -1,134 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@kdp/base';
-import {
-  alreadyExists,
-  conflict,
-  internalError,
-  invalid,
-  notFound,
-  badRequest,
-  type ApiError,
-  type StatusCause,
-} from './api-errors';
-import { parseFieldSelector, parseLabelSelector } from './selectors';
-import {
-  validateDeviceClass,
-  validateNode,
-  validateResourceClaim,
-  validateResourceClaimStatus,
-  validateResourceSlice,
-} from './validation';
+import { alreadyExists, invalid, notFound, type StatusCause } from './api-errors';
+import { createChangeLog } from './change-log';
+import { type ListOptions, listMatcher } from './list-matcher';
+import { mergePatch } from './merge-patch';
+import { watchObjects, type WatchEvent } from './object-watch';
+import { type KubeObject, resourceTypes, type ResourceType } from './resource-types';
+import { checkDeletePreconditions, checkUpdatePreconditions, createMetadata } from './write-preconditions';
 
-/** A stored API object: any JSON object with `metadata`. */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name?: string | undefined;
-    generateName?: string | undefined;
-    namespace?: string | undefined;
-    uid?: string | undefined;
-    resourceVersion?: string | undefined;
-    creationTimestamp?: string | undefined;
-    labels?: Record<string, string> | undefined;
-    ownerReferences?: unknown[] | undefined;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
-}
-
-/** A resource the API server serves. */
-export interface ResourceType {
-  readonly plural: string;
-  readonly singular: string;
-  readonly group: string;
-  readonly version: string;
-  readonly kind: string;
-  readonly namespaced: boolean;
-  /** Fields usable in `fieldSelector` besides `metadata.name` (and `metadata.namespace` when namespaced). */
-  readonly fields: Readonly<Record<string, (o: KubeObject) => string | undefined>>;
-  /** Whether a `status` subresource exists (then PUT on the object keeps the old status). */
-  readonly statusSubresource: boolean;
-  validate(object: KubeObject, old?: KubeObject): StatusCause[];
-  validateStatus?(object: KubeObject, old: KubeObject): StatusCause[];
-}
-
-const spec = (o: KubeObject): Record<string, unknown> =>
-  typeof o['spec'] === 'object' && o['spec'] !== null ? (o['spec'] as Record<string, unknown>) : {};
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** The resources kubelet-sim's API server serves, by plural name. */
-export const resourceTypes: Readonly<Record<string, ResourceType>> = {
-  resourceslices: {
-    plural: 'resourceslices',
-    singular: 'resourceslice',
-    group: 'resource.k8s.io',
-    version: 'v1',
-    kind: 'ResourceSlice',
-    namespaced: false,
-    fields: {
-      'spec.nodeName': (o) => str(spec(o)['nodeName']) ?? '',
-      'spec.driver': (o) => str(spec(o)['driver']) ?? '',
-    },
-    statusSubresource: false,
-    validate: (o, old) => validateResourceSlice(o, old),
-  },
-  resourceclaims: {
-    plural: 'resourceclaims',
-    singular: 'resourceclaim',
-    group: 'resource.k8s.io',
-    version: 'v1',
-    kind: 'ResourceClaim',
-    namespaced: true,
-    fields: {},
-    statusSubresource: true,
-    validate: (o, old) => validateResourceClaim(o, old),
-    validateStatus: (o) => validateResourceClaimStatus(o),
-  },
-  deviceclasses: {
-    plural: 'deviceclasses',
-    singular: 'deviceclass',
-    group: 'resource.k8s.io',
-    version: 'v1',
-    kind: 'DeviceClass',
-    namespaced: false,
-    fields: {},
-    statusSubresource: false,
-    validate: (o) => validateDeviceClass(o),
-  },
-  nodes: {
-    plural: 'nodes',
-    singular: 'node',
-    group: '',
-    version: 'v1',
-    kind: 'Node',
-    namespaced: false,
-    fields: { 'spec.unschedulable': (o) => String(spec(o)['unschedulable'] === true) },
-    statusSubresource: false,
-    validate: (o) => validateNode(o),
-  },
-};
-
-/** A change to an object, as a watch stream carries it. */
-export interface WatchEvent {
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'ERROR' | 'BOOKMARK';
-  readonly object: KubeObject | ApiError['status'];
-}
-
-interface Change {
-  readonly rv: number;
-  readonly resource: string;
-  readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  readonly object: KubeObject;
-  readonly old?: KubeObject;
-}
-
-/** Which objects a list, watch or deletecollection selects. */
-export interface ListOptions {
-  readonly namespace?: string;
-  readonly fieldSelector?: string | null;
-  readonly labelSelector?: string | null;
-}
+export type { ListOptions } from './list-matcher';
+export type { WatchEvent } from './object-watch';
+export { resourceTypes } from './resource-types';
+export type { KubeObject, ResourceType } from './resource-types';
 
 /** The API server's storage, with the API's semantics; usable directly from tests (no auth). */
 export interface ObjectStore {
@@ -167,89 +50,74 @@ export interface ObjectStore {
   ): () => void;
 }
 
-const generateSuffixChars = 'bcdfghjklmnpqrstvwxz2456789';
 const historyLimit = 10_000;
 
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    typeof target === 'object' && target !== null && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [key, value] of Object.entries(patch as Record<string, unknown>)) {
-    if (value === null) delete out[key];
-    else out[key] = mergePatch(out[key], value);
+const keyOf = (type: ResourceType, name: string, namespace?: string): string =>
+  type.namespaced ? `${namespace ?? ''}/${name}` : name;
+
+/** A copy of `object` with the `apiVersion` and `kind` of `type`. */
+const withType = (type: ResourceType, object: KubeObject): KubeObject => ({
+  ...structuredClone(object),
+  apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
+  kind: type.kind,
+});
+
+const typeOf = (resource: string): ResourceType => {
+  const type = resourceTypes[resource];
+  if (type === undefined) throw notFound(resource, '', resource);
+  return type;
+};
+
+const failOn = (type: ResourceType, name: string, causes: StatusCause[]): void => {
+  if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
+};
+
+/** The object an update stores: only the status on the status subresource, else all but the status. */
+function updatedObject(
+  type: ResourceType,
+  object: KubeObject,
+  old: KubeObject,
+  subresource: 'status' | undefined,
+): KubeObject {
+  const name = object.metadata?.name ?? '';
+  if (subresource === 'status') {
+    // The status subresource changes only the status.
+    const next = { ...structuredClone(old), status: structuredClone(object['status']) };
+    failOn(type, name, type.validateStatus?.(next, old) ?? []);
+    return next;
   }
-  return out;
+  const next: KubeObject = structuredClone(object);
+  if (type.statusSubresource) next['status'] = structuredClone(old['status']);
+  failOn(type, name, type.validate(next, old));
+  return next;
 }
 
 /** Creates an empty store; `clock` stamps `creationTimestamp`. */
 export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore {
   const clock = options.clock ?? systemClock;
-  let rv = 0;
   const objects = new Map<string, Map<string, KubeObject>>();
-  const history: Change[] = [];
-  const watchers = new Set<(change: Change) => void>();
+  const log = createChangeLog({ limit: historyLimit });
 
-  const typeOf = (resource: string): ResourceType => {
-    const type = resourceTypes[resource];
-    if (type === undefined) throw notFound(resource, '', resource);
-    return type;
-  };
   const bucket = (resource: string): Map<string, KubeObject> => {
     let map = objects.get(resource);
     if (map === undefined) objects.set(resource, (map = new Map()));
     return map;
-  };
-  const keyOf = (type: ResourceType, name: string, namespace?: string): string =>
-    type.namespaced ? `${namespace ?? ''}/${name}` : name;
-  const withType = (type: ResourceType, object: KubeObject): KubeObject => ({
-    ...structuredClone(object),
-    apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
-    kind: type.kind,
-  });
-  const record = (change: Omit<Change, 'rv'> & { rv: number }): void => {
-    history.push(change);
-    if (history.length > historyLimit) history.splice(0, history.length - historyLimit);
-    for (const watcher of watchers) watcher(change);
-  };
-  const fail = (type: ResourceType, name: string, causes: StatusCause[]): void => {
-    if (causes.length > 0) throw invalid(type.kind, type.group, name, causes);
   };
   const current = (type: ResourceType, name: string, namespace?: string): KubeObject => {
     const found = bucket(type.plural).get(keyOf(type, name, namespace));
     if (found === undefined) throw notFound(type.plural, type.group, name);
     return found;
   };
-  const matcher = (type: ResourceType, options: ListOptions): ((o: KubeObject) => boolean) => {
-    const fieldNames = [
-      'metadata.name',
-      ...(type.namespaced ? ['metadata.namespace'] : []),
-      ...Object.keys(type.fields),
-    ];
-    const fields = parseFieldSelector(options.fieldSelector ?? null, fieldNames);
-    const labels = parseLabelSelector(options.labelSelector ?? null);
-    return (o) =>
-      (options.namespace === undefined || o.metadata.namespace === options.namespace) &&
-      fields((key) =>
-        key === 'metadata.name'
-          ? o.metadata.name
-          : key === 'metadata.namespace'
-            ? o.metadata.namespace
-            : type.fields[key]?.(o),
-      ) &&
-      labels((key) => o.metadata.labels?.[key]);
-  };
 
   const store: ObjectStore = {
-    resourceVersion: () => rv,
+    resourceVersion: () => log.current(),
     get: (resource, name, namespace) => {
       const type = typeOf(resource);
       return withType(type, current(type, name, namespace));
     },
     list: (resource, options = {}) => {
       const type = typeOf(resource);
-      const matches = matcher(type, options);
+      const matches = listMatcher(type, options);
       const items = [...bucket(resource).values()]
         .filter(matches)
         .sort((a, b) =>
@@ -258,35 +126,17 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
           ),
         )
         .map((o) => withType(type, o));
-      return { items, resourceVersion: String(rv) };
+      return { items, resourceVersion: String(log.current()) };
     },
     create: (resource, object, namespace) => {
       const type = typeOf(resource);
-      const meta = { ...(object.metadata ?? {}) };
-      if (type.namespaced) {
-        const ns = namespace ?? meta.namespace ?? 'default';
-        if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== ns) {
-          throw badRequest(
-            'the namespace of the provided object does not match the namespace sent on the request',
-          );
-        }
-        meta.namespace = ns;
-      } else delete meta.namespace;
-      if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') {
-        throw internalError('resourceVersion should not be set on objects to be created');
-      }
-      if ((meta.name ?? '') === '' && (meta.generateName ?? '') !== '') {
-        let suffix = '';
-        for (let i = 0; i < 5; i += 1)
-          suffix += generateSuffixChars[Math.floor(Math.random() * generateSuffixChars.length)];
-        meta.name = `${meta.generateName}${suffix}`;
-      }
+      const meta = createMetadata(type, object, namespace);
       const candidate: KubeObject = { ...structuredClone(object), metadata: meta };
       if (type.statusSubresource) delete candidate['status'];
-      fail(type, meta.name ?? '', type.validate(candidate));
+      failOn(type, meta.name ?? '', type.validate(candidate));
       const key = keyOf(type, meta.name ?? '', meta.namespace);
       if (bucket(resource).has(key)) throw alreadyExists(resource, type.group, meta.name ?? '');
-      rv += 1;
+      const rv = log.next();
       const stored: KubeObject = withType(type, {
         ...candidate,
         metadata: {
@@ -299,7 +149,7 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
         },
       });
       bucket(resource).set(key, stored);
-      record({ rv, resource, type: 'ADDED', object: stored });
+      log.record({ rv, resource, type: 'ADDED', object: stored });
       return withType(type, stored);
     },
     update: (resource, object, options = {}) => {
@@ -309,32 +159,9 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
         ? (options.namespace ?? object.metadata?.namespace ?? 'default')
         : undefined;
       const old = current(type, name, namespace);
-      const wanted = object.metadata?.resourceVersion;
-      if (wanted !== undefined && wanted !== '' && wanted !== old.metadata.resourceVersion) {
-        throw conflict(resource, type.group, name);
-      }
-      if (
-        object.metadata?.uid !== undefined &&
-        object.metadata.uid !== '' &&
-        object.metadata.uid !== old.metadata.uid
-      ) {
-        throw conflict(
-          resource,
-          type.group,
-          name,
-          `Precondition failed: UID in precondition: ${object.metadata.uid}, UID in object meta: ${old.metadata.uid}`,
-        );
-      }
-      let next: KubeObject = structuredClone(object);
-      if (options.subresource === 'status') {
-        // The status subresource changes only the status.
-        next = { ...structuredClone(old), status: structuredClone(object['status']) };
-        fail(type, name, type.validateStatus?.(next, old) ?? []);
-      } else {
-        if (type.statusSubresource) next['status'] = structuredClone(old['status']);
-        fail(type, name, type.validate(next, old));
-      }
-      rv += 1;
+      checkUpdatePreconditions(type, object, old);
+      const next = updatedObject(type, object, old, options.subresource);
+      const rv = log.next();
       const stored = withType(type, {
         ...next,
         metadata: {
@@ -348,7 +175,7 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
       });
       if (stored.metadata.namespace === undefined) delete stored.metadata.namespace;
       bucket(resource).set(keyOf(type, name, namespace), stored);
-      record({ rv, resource, type: 'MODIFIED', object: stored, old });
+      log.record({ rv, resource, type: 'MODIFIED', object: stored, old });
       return withType(type, stored);
     },
     patch: (resource, name, patch, options = {}) => {
@@ -363,27 +190,11 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
     delete: (resource, name, options = {}) => {
       const type = typeOf(resource);
       const old = current(type, name, options.namespace);
-      const pre = options.preconditions;
-      if (pre?.uid !== undefined && pre.uid !== old.metadata.uid) {
-        throw conflict(
-          resource,
-          type.group,
-          name,
-          `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${old.metadata.uid}`,
-        );
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== old.metadata.resourceVersion) {
-        throw conflict(
-          resource,
-          type.group,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${old.metadata.resourceVersion}`,
-        );
-      }
+      checkDeletePreconditions(type, name, options.preconditions, old);
       bucket(resource).delete(keyOf(type, name, options.namespace));
-      rv += 1;
+      const rv = log.next();
       const gone = withType(type, { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } });
-      record({ rv, resource, type: 'DELETED', object: gone, old });
+      log.record({ rv, resource, type: 'DELETED', object: gone, old });
       return withType(type, gone);
     },
     deleteCollection: (resource, options = {}) => {
@@ -396,49 +207,15 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
         ),
       );
     },
-    watch: (resource, options, onEvent) => {
-      const type = typeOf(resource);
-      const matches = matcher(type, options);
-      const deliver = (change: Change): void => {
-        if (change.resource !== resource) return;
-        const now = change.type !== 'DELETED' && matches(change.object);
-        const before = change.old !== undefined && matches(change.old);
-        if (change.type === 'ADDED' && now) onEvent({ type: 'ADDED', object: withType(type, change.object) });
-        else if (change.type === 'MODIFIED' && now)
-          onEvent({ type: before ? 'MODIFIED' : 'ADDED', object: withType(type, change.object) });
-        else if (change.type === 'MODIFIED' && before)
-          onEvent({ type: 'DELETED', object: withType(type, change.object) });
-        else if (change.type === 'DELETED' && before)
-          onEvent({ type: 'DELETED', object: withType(type, change.object) });
-      };
-      const from = options.resourceVersion;
-      if (from === undefined || from === '' || from === '0') {
-        for (const object of store.list(resource, options).items) onEvent({ type: 'ADDED', object });
-      } else {
-        const since = Number(from);
-        if (!Number.isInteger(since) || since < 0)
-          throw badRequest(`invalid resource version: ${JSON.stringify(from)}`);
-        const oldest = history[0]?.rv ?? rv + 1;
-        if (since < oldest - 1 && since < rv) {
-          onEvent({
-            type: 'ERROR',
-            object: {
-              kind: 'Status',
-              apiVersion: 'v1',
-              metadata: {},
-              status: 'Failure',
-              message: `too old resource version: ${since} (${oldest - 1})`,
-              reason: 'Expired',
-              code: 410,
-            },
-          });
-          return () => undefined;
-        }
-        for (const change of history) if (change.rv > since) deliver(change);
-      }
-      watchers.add(deliver);
-      return () => watchers.delete(deliver);
-    },
+    watch: (resource, options, onEvent) =>
+      watchObjects({
+        type: typeOf(resource),
+        log,
+        list: () => store.list(resource, options).items,
+        withType: (object) => withType(typeOf(resource), object),
+        options,
+        onEvent,
+      }),
   };
   return store;
 }

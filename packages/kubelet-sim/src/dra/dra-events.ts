@@ -1,4 +1,4 @@
-import type { EventBase } from '../sim-events';
+import type { EventBase } from '../event-base';
 
 /** One device a driver prepared for a claim, as NodePrepareResources returned it. */
 export interface PreparedDevice {

@@ -1,0 +1,66 @@
+import { resourceTypes, type ResourceType } from './object-store';
+import { resourceGroup, resourceGroupVersion } from './resource-target';
+
+const verbsOf = (type: ResourceType): string[] =>
+  type.plural === 'nodes'
+    ? ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch']
+    : ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+function resourceList(groupVersion: string, group: string): unknown {
+  const resources: unknown[] = [];
+  for (const type of Object.values(resourceTypes)) {
+    if (type.group !== group) continue;
+    resources.push({
+      name: type.plural,
+      singularName: type.singular,
+      namespaced: type.namespaced,
+      kind: type.kind,
+      verbs: verbsOf(type),
+    });
+    if (type.statusSubresource) {
+      resources.push({
+        name: `${type.plural}/status`,
+        singularName: '',
+        namespaced: type.namespaced,
+        kind: type.kind,
+        verbs: ['get', 'patch', 'update'],
+      });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
+}
+
+const groupVersion = {
+  groupVersion: `${resourceGroup}/${resourceGroupVersion}`,
+  version: resourceGroupVersion,
+};
+const apiGroup = { name: resourceGroup, versions: [groupVersion], preferredVersion: groupVersion };
+
+/** The body of a GET on a discovery path (`/version`, `/api`, `/apis`, …), or `undefined` for any other path. */
+export function discoveryDocument(path: string, host: string): unknown {
+  switch (path) {
+    case '/version':
+      return {
+        major: '1',
+        minor: '35',
+        gitVersion: 'v1.35.0-kubelet-sim',
+        platform: `${process.platform}/${process.arch}`,
+      };
+    case '/api':
+      return {
+        kind: 'APIVersions',
+        versions: ['v1'],
+        serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: host }],
+      };
+    case '/apis':
+      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup] };
+    case `/apis/${resourceGroup}`:
+      return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup };
+    case '/api/v1':
+      return resourceList('v1', '');
+    case `/apis/${resourceGroup}/${resourceGroupVersion}`:
+      return resourceList(`${resourceGroup}/${resourceGroupVersion}`, resourceGroup);
+    default:
+      return undefined;
+  }
+}

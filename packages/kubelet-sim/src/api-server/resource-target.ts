@@ -1,0 +1,49 @@
+import { resourceTypes, type ResourceType } from './object-store';
+
+/** The group of the DRA resources the API server serves. */
+export const resourceGroup = 'resource.k8s.io';
+/** The version of {@link resourceGroup} the API server serves. */
+export const resourceGroupVersion = 'v1';
+
+/** The parsed target of a resource request. */
+export interface ResourceTarget {
+  readonly type: ResourceType;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly subresource?: string;
+}
+
+/** Parses the path after the group version (`[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]`). */
+function parseTarget(segments: readonly string[]): ResourceTarget | undefined {
+  let rest = segments;
+  let namespace: string | undefined;
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [plural, name, subresource, ...extra] = rest;
+  const type = plural === undefined ? undefined : resourceTypes[plural];
+  if (type === undefined || extra.length > 0) return undefined;
+  if (namespace !== undefined && !type.namespaced) return undefined;
+  // A namespaced resource without a namespace can only be listed or watched (across namespaces).
+  if (type.namespaced && namespace === undefined && name !== undefined) return undefined;
+  if (subresource !== undefined && !(subresource === 'status' && type.statusSubresource)) return undefined;
+  return {
+    type,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(name === undefined ? {} : { name: decodeURIComponent(name) }),
+    ...(subresource === undefined ? {} : { subresource }),
+  };
+}
+
+/** The resource a request path (split on `/`) names, under `/api/v1` or `/apis/<group>/<version>`. */
+export function resolveResourceTarget(segments: readonly string[]): ResourceTarget | undefined {
+  let target: ResourceTarget | undefined;
+  if (segments[0] === 'api' && segments[1] === 'v1') target = parseTarget(segments.slice(2));
+  else if (segments[0] === 'apis' && segments[1] === resourceGroup && segments[2] === resourceGroupVersion)
+    target = parseTarget(segments.slice(3));
+  if (target === undefined || target.type.group !== (segments[0] === 'api' ? '' : resourceGroup)) {
+    return undefined;
+  }
+  return target;
+}

@@ -1,0 +1,98 @@
+import type { StatusCause } from './api-errors';
+import {
+  validateDeviceClass,
+  validateNode,
+  validateResourceClaim,
+  validateResourceClaimStatus,
+  validateResourceSlice,
+} from './validation';
+
+/** A stored API object: any JSON object with `metadata`. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name?: string | undefined;
+    generateName?: string | undefined;
+    namespace?: string | undefined;
+    uid?: string | undefined;
+    resourceVersion?: string | undefined;
+    creationTimestamp?: string | undefined;
+    labels?: Record<string, string> | undefined;
+    ownerReferences?: unknown[] | undefined;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+}
+
+/** A resource the API server serves. */
+export interface ResourceType {
+  readonly plural: string;
+  readonly singular: string;
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  /** Fields usable in `fieldSelector` besides `metadata.name` (and `metadata.namespace` when namespaced). */
+  readonly fields: Readonly<Record<string, (o: KubeObject) => string | undefined>>;
+  /** Whether a `status` subresource exists (then PUT on the object keeps the old status). */
+  readonly statusSubresource: boolean;
+  validate(object: KubeObject, old?: KubeObject): StatusCause[];
+  validateStatus?(object: KubeObject, old: KubeObject): StatusCause[];
+}
+
+const spec = (o: KubeObject): Record<string, unknown> =>
+  typeof o['spec'] === 'object' && o['spec'] !== null ? (o['spec'] as Record<string, unknown>) : {};
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** The resources kubelet-sim's API server serves, by plural name. */
+export const resourceTypes: Readonly<Record<string, ResourceType>> = {
+  resourceslices: {
+    plural: 'resourceslices',
+    singular: 'resourceslice',
+    group: 'resource.k8s.io',
+    version: 'v1',
+    kind: 'ResourceSlice',
+    namespaced: false,
+    fields: {
+      'spec.nodeName': (o) => str(spec(o)['nodeName']) ?? '',
+      'spec.driver': (o) => str(spec(o)['driver']) ?? '',
+    },
+    statusSubresource: false,
+    validate: (o, old) => validateResourceSlice(o, old),
+  },
+  resourceclaims: {
+    plural: 'resourceclaims',
+    singular: 'resourceclaim',
+    group: 'resource.k8s.io',
+    version: 'v1',
+    kind: 'ResourceClaim',
+    namespaced: true,
+    fields: {},
+    statusSubresource: true,
+    validate: (o, old) => validateResourceClaim(o, old),
+    validateStatus: (o) => validateResourceClaimStatus(o),
+  },
+  deviceclasses: {
+    plural: 'deviceclasses',
+    singular: 'deviceclass',
+    group: 'resource.k8s.io',
+    version: 'v1',
+    kind: 'DeviceClass',
+    namespaced: false,
+    fields: {},
+    statusSubresource: false,
+    validate: (o) => validateDeviceClass(o),
+  },
+  nodes: {
+    plural: 'nodes',
+    singular: 'node',
+    group: '',
+    version: 'v1',
+    kind: 'Node',
+    namespaced: false,
+    fields: { 'spec.unschedulable': (o) => String(spec(o)['unschedulable'] === true) },
+    statusSubresource: false,
+    validate: (o) => validateNode(o),
+  },
+};
