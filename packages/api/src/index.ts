@@ -15,7 +15,6 @@ export {
   DevicePluginType,
   EndpointStopGracePeriodMs,
   Healthy,
-  KubeletSocket,
   KubeletSocketName,
   PluginDialTimeoutMs,
   PluginsRegistryPath,
@@ -57,7 +56,7 @@ export {
   RegistrationService,
   TopologyInfo,
 } from './gen/deviceplugin/v1beta1/api';
-export type { DevicePluginServer, RegistrationServer } from './gen/deviceplugin/v1beta1/api';
+export type { DevicePluginServer } from './gen/deviceplugin/v1beta1/api';
 
 // The other APIs, one namespace each because their message names overlap with v1beta1's and each other's.
 /** Device plugin API v1alpha (proto package `deviceplugin`, version string `v1alpha2`). */

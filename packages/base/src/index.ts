@@ -7,7 +7,7 @@
  * @module @kdp/base
  */
 
-export { sleep, systemClock } from './clock';
+export { systemClock } from './clock';
 export type { Clock, TimerHandle } from './clock';
 export { createBackoff } from './backoff';
 export type { BackoffOptions } from './backoff';

@@ -6,7 +6,6 @@
  * @module @kdp/kubelet-sim
  */
 
-export { systemClock } from '@kdp/base';
 export type { Clock } from '@kdp/base';
 export { createKubeletSim } from './kubelet-sim';
 export type {
@@ -57,11 +56,7 @@ export type {
   SlicesDeletedEvent,
 } from './dra/dra-events';
 export type { DraClaimRef, DraEndpointState, DraPod, DraState } from './dra/dra-manager';
-export { chooseDraServices, draHealthServices, draPluginServices } from './dra/dra-services';
-export type { DraHealthService, DraPluginService } from './dra/dra-services';
-export { parseCheckpoint } from './checkpoint';
-export type { CheckpointData, CheckpointFile, PodDeviceEntry } from './checkpoint';
-export { createTestPlugin, defaultTestDevices } from './testing/test-plugin';
+export { createTestPlugin } from './testing/test-plugin';
 export type { TestPlugin, TestPluginOptions } from './testing/test-plugin';
 export { createFakeClock } from './testing/fake-clock';
 export type { FakeClock } from './testing/fake-clock';
@@ -70,5 +65,3 @@ export type { ConformanceOptions } from './conformance/run-conformance';
 export type { CheckStatus, ConformanceCheck, ConformanceReport } from './conformance/conformance-check';
 export { runDraConformance } from './conformance/dra/run-dra-conformance';
 export type { DraConformanceOptions, DraConformanceReady } from './conformance/dra/run-dra-conformance';
-export { runCli } from './cli/run-cli';
-export type { CliIo } from './cli/run-cli';

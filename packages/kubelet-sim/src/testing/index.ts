@@ -10,20 +10,14 @@ export { bundleEntry } from './bundle-entry';
 export type { BundleEntryOptions, EntryBundle } from './bundle-entry';
 export { spawnPlugin } from './spawn-plugin';
 export type { PluginProcess } from './spawn-plugin';
-export { runPluginBench, percentile } from './bench/run-plugin-bench';
+export { percentile } from './bench/run-plugin-bench';
 export type {
   BenchStep,
-  PluginBenchOptions,
   PluginBenchResult,
   PluginBenchScenario,
   StepLatencies,
 } from './bench/run-plugin-bench';
-export { formatPluginBench, PLUGIN_BENCH_TARGETS } from './bench/format-plugin-bench';
-export {
-  parseBenchDuration,
-  parsePluginBenchArgs,
-  PLUGIN_BENCH_USAGE,
-} from './bench/parse-plugin-bench-args';
+export { parseBenchDuration } from './bench/parse-plugin-bench-args';
 export type { PluginBenchArgs } from './bench/parse-plugin-bench-args';
 export { runPluginBenchCli } from './bench/run-plugin-bench-cli';
 export type { PluginBenchCliOptions } from './bench/run-plugin-bench-cli';
