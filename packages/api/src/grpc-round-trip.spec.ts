@@ -10,13 +10,13 @@ import {
   RegistrationClient,
   RegistrationService,
   type RegisterRequest,
-  type RegistrationServer,
   draHealthV1,
   draHealthV1alpha1,
   draV1,
   draV1beta1,
   podresources,
 } from './index';
+import type { RegistrationServer } from './gen/deviceplugin/v1beta1/api';
 
 // The generated service definitions and clients work over a real unix socket, as the kubelet uses them.
 describe('generated services over a unix socket', () => {
