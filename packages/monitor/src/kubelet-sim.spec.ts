@@ -3,7 +3,8 @@ import { createKubeletSim, createTestPlugin, type KubeletSim, type TestPlugin } 
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { createDeviceMonitor, type DeviceMonitor, type PollResult } from './device-monitor';
+import { createDeviceMonitor, type DeviceMonitor } from './device-monitor';
+import type { PollResult } from './pod-resources-poller';
 import { createPodResourcesClient, type PodResourcesClient } from './pod-resources-client';
 import { metricNamingProblems } from './testing/metric-naming';
 import { makeTempDir } from './testing/temp-dir';
