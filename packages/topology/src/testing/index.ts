@@ -7,7 +7,8 @@
  */
 
 export { createSysfsFixture } from './sysfs-fixture';
-export type { ClassDeviceSpec, NumaNodeSpec, PciDeviceSpec, SysfsFixture } from './sysfs-fixture';
+export type { PciDeviceSpec } from './fixture-pci-bus';
+export type { ClassDeviceSpec, NumaNodeSpec, SysfsFixture } from './sysfs-fixture';
 export { addTwoSocketMachine } from './two-socket-machine';
 export type { TwoSocketMachine } from './two-socket-machine';
 export {
