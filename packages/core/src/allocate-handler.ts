@@ -1,27 +1,14 @@
 import type { AllocateRequest, AllocateResponse } from '@kdp/api';
-import type { Clock, LifecycleLogger } from '@kdp/base';
-import { allocateContainers, type AllocationTransform } from './allocate-containers';
+import { allocateContainers } from './allocate-containers';
 import { toGrpcError } from './device-plugin-error';
-import type { DeviceStore } from './device-store';
-import type { DevicePluginEvent } from './plugin-events';
-import type { ResourceDeclaration } from './resource-declaration';
-
-/** What {@link createAllocateHandler} needs: the resource, its devices and where to report. */
-export interface AllocateHandlerOptions<P> {
-  readonly declaration: ResourceDeclaration<P>;
-  readonly store: DeviceStore<P>;
-  readonly clock: Clock;
-  readonly logger: LifecycleLogger;
-  readonly emit: (event: DevicePluginEvent) => void;
-  readonly transform?: AllocationTransform | undefined;
-}
+import type { ServedResource } from './served-resource';
 
 /** Answers one Allocate request; rejects with the plugin's error. */
 export type AllocateHandler = (request: AllocateRequest, signal: AbortSignal) => Promise<AllocateResponse>;
 
 /** Creates the Allocate of one resource: the store's current devices, one `allocate` event per call either way. */
-export function createAllocateHandler<P>(options: AllocateHandlerOptions<P>): AllocateHandler {
-  const { declaration, store, clock, logger, emit, transform } = options;
+export function createAllocateHandler<P>(served: ServedResource<P>): AllocateHandler {
+  const { declaration, store, clock, logger, emit, transform } = served;
   const resource = declaration.name;
   return async (request, signal) => {
     const started = clock.now();

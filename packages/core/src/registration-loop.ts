@@ -7,17 +7,22 @@ import type { ResourceStateTracker } from './resource-state-tracker';
 import { removeStaleSockets } from './stale-sockets';
 import { Stopped, type StopGate } from './stop-gate';
 
-/** What {@link runRegistrationLoop} drives and where it reports. */
-export interface RegistrationLoopOptions {
-  readonly resource: string;
-  readonly socketPath: string;
+/** How a resource registers: its mode and clock, where it reports, and how it retries. */
+export interface RegistrationPolicy {
   readonly mode: 'kubelet' | 'plugin-watcher';
   readonly clock: Clock;
   readonly logger: LifecycleLogger;
   readonly emit: (event: DevicePluginEvent) => void;
   /** Delay before retry number `attempt` (1-based). */
   readonly backoff: (attempt: number) => number;
+  /** Failed attempts in a row after which the resource gives up. */
   readonly maxAttempts: number;
+}
+
+/** What {@link runRegistrationLoop} drives and where it reports. */
+export interface RegistrationLoopOptions extends RegistrationPolicy {
+  readonly resource: string;
+  readonly socketPath: string;
   readonly gate: StopGate;
   readonly state: ResourceStateTracker;
   readonly round: RegistrationRound;

@@ -2,17 +2,15 @@ import { unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { KubeletSocketName } from '@kdp/api';
 import type { AllocationTransform } from './allocate-containers';
-import type { Clock } from '@kdp/base';
 import type { DeviceStore } from './device-store';
 import { createDeviceStore } from './device-store';
 import type { DirectoryWatcher } from './directory-watcher';
 import { followDeviceSource } from './follow-device-source';
-import type { LifecycleLogger } from '@kdp/base';
 import { createNotifier } from './notifier';
 import type { PluginDevice } from './plugin-device';
-import type { DevicePluginEvent, ResourceState } from './plugin-events';
+import type { ResourceState } from './plugin-events';
 import type { ApiVersion } from './registration-client';
-import { runRegistrationLoop } from './registration-loop';
+import { runRegistrationLoop, type RegistrationPolicy } from './registration-loop';
 import { createRegistrationRound, type RegistrationSignals } from './registration-round';
 import type { ResourceDeclaration } from './resource-declaration';
 import { createResourceSocket } from './resource-socket';
@@ -21,19 +19,13 @@ import { shutdownAdvertisement } from './shutdown-advertisement';
 import { createStopGate } from './stop-gate';
 
 /** Everything one resource's lifecycle needs from its plugin. */
-export interface ResourceRuntimeOptions<P> {
+export interface ResourceRuntimeOptions<P> extends RegistrationPolicy {
   readonly declaration: ResourceDeclaration<P>;
   /** The kubelet's device-plugin directory (kubelet.sock lives here). */
   readonly devicePluginDir: string;
   /** This resource's socket path (in devicePluginDir, or plugins_registry in plugin-watcher mode). */
   readonly socketPath: string;
-  readonly mode: 'kubelet' | 'plugin-watcher';
   readonly apiVersions: readonly ApiVersion[];
-  readonly clock: Clock;
-  readonly logger: LifecycleLogger;
-  readonly emit: (event: DevicePluginEvent) => void;
-  readonly backoff: (attempt: number) => number;
-  readonly maxAttempts: number;
   /** Watchers of the kubelet's directory and of the socket's directory (the same object in kubelet mode). */
   readonly kubeletDirWatcher: DirectoryWatcher;
   readonly socketDirWatcher: DirectoryWatcher;

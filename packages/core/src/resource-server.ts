@@ -1,26 +1,15 @@
 import { chmod } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DevicePluginService, pluginregistration, v1alpha, type Device } from '@kdp/api';
-import type { AllocationTransform } from './allocate-containers';
 import { createAllocateHandler } from './allocate-handler';
-import type { Clock } from '@kdp/base';
-import type { DeviceStore } from './device-store';
-import type { LifecycleLogger } from '@kdp/base';
 import { createListAndWatchStreams } from './list-and-watch-streams';
-import type { DevicePluginEvent } from './plugin-events';
 import { createPluginWatcherService, type PluginWatcherRegistration } from './plugin-watcher-service';
-import type { ResourceDeclaration } from './resource-declaration';
+import type { ServedResource } from './served-resource';
 import { createV1alphaService } from './v1alpha-service';
 import { createV1beta1Service } from './v1beta1-service';
 
 /** How a server generation reports back to its resource's lifecycle. */
-export interface ResourceServerOptions<P> {
-  readonly declaration: ResourceDeclaration<P>;
-  readonly store: DeviceStore<P>;
-  readonly clock: Clock;
-  readonly logger: LifecycleLogger;
-  readonly emit: (event: DevicePluginEvent) => void;
-  readonly transform?: AllocationTransform | undefined;
+export interface ResourceServerOptions<P> extends ServedResource<P> {
   /** Called whenever a ListAndWatch stream of this server ends. */
   readonly onStreamClosed: () => void;
   /** HTTP/2 keepalive pings on every connection; default {@link CONNECTION_KEEPALIVE}. */

@@ -1,11 +1,8 @@
 import { unlink } from 'node:fs/promises';
 import type { Device } from '@kdp/api';
-import { waitDialable, type Clock, type LifecycleLogger } from '@kdp/base';
-import type { AllocationTransform } from './allocate-containers';
-import type { DeviceStore } from './device-store';
-import type { DevicePluginEvent } from './plugin-events';
-import type { ResourceDeclaration } from './resource-declaration';
+import { waitDialable } from '@kdp/base';
 import { createResourceServer, type ResourceServer } from './resource-server';
+import type { ServedResource } from './served-resource';
 import { sameSocket, socketIdentity, type SocketIdentity } from './socket-identity';
 import type { StopGate } from './stop-gate';
 
@@ -16,13 +13,7 @@ export interface WatcherStatus {
 }
 
 /** What {@link createResourceSocket} serves and where it reports. */
-export interface ResourceSocketOptions<P> {
-  readonly declaration: ResourceDeclaration<P>;
-  readonly store: DeviceStore<P>;
-  readonly clock: Clock;
-  readonly logger: LifecycleLogger;
-  readonly emit: (event: DevicePluginEvent) => void;
-  readonly transform?: AllocationTransform | undefined;
+export interface ResourceSocketOptions<P> extends ServedResource<P> {
   readonly socketPath: string;
   readonly mode: 'kubelet' | 'plugin-watcher';
   /** Grace period of the server a rebind replaces. */
