@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { createFixturePciBus, type PciDeviceSpec } from './fixture-pci-bus';
+import { createTempDir } from './temp-dir';
 
 /** One NUMA node of a fixture machine. */
 export interface NumaNodeSpec {
@@ -67,7 +67,8 @@ export interface SysfsFixture {
 
 /** Creates an empty fixture machine under os.tmpdir() (short name, safe for unix sockets beside it). */
 export function createSysfsFixture(): SysfsFixture {
-  const base = mkdtempSync(join(tmpdir(), 'kdp-sys-'));
+  const temp = createTempDir('kdp-sys-');
+  const base = temp.path;
   const root = join(base, 'sys');
   const procRoot = join(base, 'proc');
   const devRoot = join(base, 'dev');
@@ -159,7 +160,7 @@ export function createSysfsFixture(): SysfsFixture {
       symlinkSync(target, path);
     },
     removeDevNode: (hostPath) => rmSync(devPath(hostPath), { force: true }),
-    remove: () => rmSync(base, { recursive: true, force: true }),
+    remove: temp.remove,
   };
   return fixture;
 }
