@@ -3,7 +3,7 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createDevicePlugin } from './device-plugin';
 import { createPushSource } from './device-source';
 import { bindPluginMetrics, type LifecycleMetricsSink } from './bind-plugin-metrics';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 
 describe('bindPluginMetrics', () => {
   it('drives every contract metric from a real lifecycle', async () => {

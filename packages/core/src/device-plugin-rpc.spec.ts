@@ -11,7 +11,7 @@ import { createDevicePlugin, type DevicePlugin } from './device-plugin';
 import { DevicePluginError } from './device-plugin-error';
 import { createPushSource } from './device-source';
 import type { PluginDevice } from './plugin-device';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 import { topologyPreferredAllocation } from './topology-preferred-allocation';
 
 const GPU = 'example.com/gpu';

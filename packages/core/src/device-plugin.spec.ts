@@ -6,7 +6,7 @@ import { createDevicePlugin, type DevicePlugin, type DevicePluginOptions } from 
 import { createPushSource, type PushSource } from './device-source';
 import type { DevicePluginEvent } from './plugin-events';
 import type { PluginDevice } from './plugin-device';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 
 const GPU = 'example.com/gpu';
 const NIC = 'example.com/nic';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFsWatchTrigger } from './fs-watch-trigger';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 
 describe('createFsWatchTrigger', () => {
   it('fires when a watched directory changes, skips unwatchable paths, and stops firing once stopped', async () => {

@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createKubeletSim, runConformance, type KubeletSim } from '@kdp/kubelet-sim';
 import { bundleEntry } from '@kdp/kubelet-sim/testing';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 
 const RESOURCE = 'example.com/sample';
 

@@ -5,7 +5,7 @@ import { silentLogger, systemClock } from '@kdp/base';
 import { createPushSource } from './device-source';
 import { createDeviceStore } from './device-store';
 import { createResourceServer } from './resource-server';
-import { createTempDir } from './temp-dir.fixture';
+import { createTempDir } from '@kdp/topology/testing';
 
 /** The HTTP/2 client preface, an empty SETTINGS frame, then a DATA frame on stream 0 (a connection error). */
 const PROTOCOL_ERROR = Buffer.concat([

@@ -207,6 +207,8 @@ function startProcess(
       resolve();
     });
   });
+  // 'close' comes after 'exit' once the output pipes are drained: the last lines reach the log file before stop() returns.
+  const drained = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const running: PluginProcess = {
     name,
     plugins,
@@ -218,11 +220,14 @@ function startProcess(
         .map((t) => t.line),
     stop: async (graceMs = 10_000) => {
       stopping = true;
-      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
+      if (child.pid === undefined) return;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+        await exited;
+        clearTimeout(timer);
+      }
+      await drained;
     },
   };
   return running;

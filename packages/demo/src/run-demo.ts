@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
 import { DEMO_USAGE, parseDemoArgs } from './demo-args';
+import { demoIntro } from './demo-intro';
+import { createDemoLayout, demoBase } from './demo-layout';
 import { renderDeviceTable } from './device-table';
 import { createLiveView } from './live-view';
-import { PLUGIN_NAMES } from './plugin-names';
+import { onProcessSignals } from './on-process-signals';
 import { createPluginLogs } from './plugin-logs';
 import {
   ALL_IN_ONE,
@@ -25,6 +24,8 @@ import type { DraSide } from './steps/dra-side';
 import { followDraRestart } from './steps/follow-dra-restart';
 import { serveThroughDra } from './steps/serve-through-dra';
 import { waitForRegistration } from './steps/wait-for-registration';
+import { stopDemo } from './stop-demo';
+import { writeKubeconfig } from './write-kubeconfig';
 
 /** Where the demo writes and what it runs. */
 export interface DemoIo {
@@ -48,9 +49,6 @@ class Interrupted extends Error {}
 const DRA_NODE = 'kdp-demo-node';
 /** The DRA driver of {@link DRA_PLUGIN}. */
 const DRA_DRIVER = `${DRA_PLUGIN}.kdp.dev`;
-
-/** The socket of the longest resource name (the FPGA's af- name) must fit in 107 bytes under `<dir>/dp`. */
-const MAX_DEVICE_PLUGIN_DIR = 23;
 
 /**
  * The demo: a sample node in a temp dir, kubelet-sim in-process, the five plugin binaries as processes (or
@@ -114,48 +112,11 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     );
     node = createSampleNode();
     expected = node.expected;
-    // The node's temp dir holds the sockets too when their paths stay short enough there.
-    base = join(node.root, 'dp').length <= MAX_DEVICE_PLUGIN_DIR ? node.root : shortTempDir();
-    const paths = {
-      devicePluginDir: join(base, 'dp'),
-      cdiDir: join(base, 'cdi'),
-      devinfoDir: join(base, 'devinfo'),
-      logFile: join(base, 'plugins.log'),
-    };
-    const dra = {
-      nodeName: DRA_NODE,
-      kubeconfig: join(base, 'kubeconfig'),
-      pluginsRegistryDir: join(base, 'plugins_registry'),
-      draPluginsDir: join(base, 'plugins'),
-    };
-    for (const dir of [paths.cdiDir, paths.devinfoDir, dra.pluginsRegistryDir, dra.draPluginsDir])
-      mkdirSync(dir, { recursive: true });
-    view.log(
-      `  node     ${node.root}  (sys, proc, dev; plugin configs in config/)`,
-      '           2 NUMA nodes: 2× NVIDIA H100, AMD MI210, Intel E810 with 6 VFs, 2× ConnectX-6 (InfiniBand),',
-      '           Intel FPGA (DFL), 6 USB devices (2 FTDI serial, webcam, Zigbee stick, hub, keyboard)',
-      `  kubelet  ${join(paths.devicePluginDir, 'kubelet.sock')}  (kubelet-sim, in this process)`,
-      args.allInOne
-        ? `  plugins  one process: node packages/device-plugins/dist/main.js serve --plugins ${PLUGIN_NAMES.join(',')} …`
-        : '  plugins  five processes: node packages/plugin-<name>/dist/main.js serve …',
-      `  DRA      ${DRA_DRIVER}: ${args.allInOne ? `a second ${ALL_IN_ONE} --plugins ${DRA_PLUGIN}` : `the ${DRA_PLUGIN} plugin's binary run again`} with --mode dra, for the same USB`,
-      "           devices (one node serving a family both ways is for this demo only); kubelet-sim's DRA side and API server",
-      `  logs     ${paths.logFile}`,
-      '',
-    );
+    base = demoBase(node);
+    const { paths, dra } = createDemoLayout(base, DRA_NODE);
+    view.log(...demoIntro(node.root, paths, args.allInOne, DRA_DRIVER));
     api = await createApiServer({ nodes: [DRA_NODE] });
-    writeFileSync(
-      dra.kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        'current-context': 'demo',
-        contexts: [{ name: 'demo', context: { cluster: 'demo', user: 'demo' } }],
-        clusters: [{ name: 'demo', cluster: { server: api.url } }],
-        users: [{ name: 'demo', user: {} }],
-      }),
-      { mode: 0o600 },
-    );
+    writeKubeconfig(dra.kubeconfig, api.url);
     sim = await createKubeletSim({
       dir: paths.devicePluginDir,
       dra: { pluginsRegistryDir: dra.pluginsRegistryDir, apiServer: { url: api.url }, nodeName: DRA_NODE },
@@ -231,52 +192,6 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     stopping = true;
     view.close();
     unregister();
-    await Promise.all([...plugins, ...(draProcess === undefined ? [] : [draProcess])].map((p) => p.stop()));
-    const codeOf = (p: PluginProcess): string => String(p.child.exitCode ?? p.child.signalCode ?? '?');
-    if (plugins.length === 1 && plugins[0]?.name === ALL_IN_ONE) {
-      io.write(`Stopped ${ALL_IN_ONE} with SIGTERM (exit code ${codeOf(plugins[0])}).\n`);
-    } else if (plugins.length > 0) {
-      const codes = plugins.map((p) => `${p.name} ${codeOf(p)}`).join(', ');
-      io.write(`Stopped the plugins with SIGTERM (exit codes: ${codes}).\n`);
-    }
-    if (draProcess !== undefined)
-      io.write(
-        `Stopped the DRA driver (${draProcess.name}) with SIGTERM (exit code ${codeOf(draProcess)}).\n`,
-      );
-    await sim?.close();
-    await api?.close();
-    const dirs = [...new Set([node?.root, base])].filter((dir) => dir !== undefined);
-    if (failed) {
-      const logFile = base === undefined ? '' : ` (plugin logs: ${join(base, 'plugins.log')})`;
-      io.writeError(`kdp-demo: kept ${dirs.join(' and ')} for inspection${logFile}\n`);
-    } else if (dirs.length > 0) {
-      node?.remove();
-      if (base !== node?.root && base !== undefined) rmSync(base, { recursive: true, force: true });
-      io.write(`Removed ${dirs.join(' and ')}.\n`);
-    }
+    await stopDemo({ plugins, draProcess, sim, api, node, base, failed }, io);
   }
-}
-
-/** A temp dir whose `dp/` is short enough for every plugin's socket path (at most 107 bytes). */
-function shortTempDir(): string {
-  for (const parent of [tmpdir(), '/tmp']) {
-    if (join(parent, 'kdp-XXXXXX', 'dp').length <= MAX_DEVICE_PLUGIN_DIR)
-      return mkdtempSync(join(parent, 'kdp-'));
-  }
-  return mkdtempSync(join(tmpdir(), 'kdp-'));
-}
-
-function onProcessSignals(handler: () => void): () => void {
-  let count = 0;
-  const listener = (): void => {
-    count++;
-    if (count > 1) process.exit(130);
-    handler();
-  };
-  process.on('SIGINT', listener);
-  process.on('SIGTERM', listener);
-  return () => {
-    process.off('SIGINT', listener);
-    process.off('SIGTERM', listener);
-  };
 }

@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
 import { createLogger } from '@kdp/base';
 import { createFakeClock, type FakeClock } from '@kdp/kubelet-sim';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -15,13 +16,12 @@ import {
 import { metricNamingProblems } from './testing/metric-naming';
 import { startPluginMetricsStub, type PluginMetricsStub } from './testing/plugin-metrics-stub';
 import { plain, samplesOf } from './testing/read-metrics';
-import { makeTempDir } from './testing/temp-dir';
 
 const gpu = 'nvidia.com/gpu';
 const topo = (id: number) => ({ nodes: [{ ID: id }] });
 
 describe('createDeviceMonitor against a fake pod-resources server', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+  let temp: TempDir;
   let socket: string;
   let fake: FakePodResourcesServer;
   let client: PodResourcesClient;
@@ -30,8 +30,8 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
   let monitor: DeviceMonitor | undefined;
 
   beforeEach(async () => {
-    temp = makeTempDir();
-    socket = join(temp.dir, 'pr.sock');
+    temp = createTempDir('mon-');
+    socket = join(temp.path, 'pr.sock');
     fake = await startFakePodResourcesServer(socket);
     fake.allocatable = {
       devices: [

@@ -1,5 +1,3 @@
-import { status } from '@grpc/grpc-js';
-import type { podresources } from '@kdp/api';
 import { EventEmitter } from 'node:events';
 import type { Registry } from 'prom-client';
 import {
@@ -11,11 +9,14 @@ import {
   type LifecycleLogger,
   type ProbeResult,
 } from '@kdp/base';
-import { createDeviceMetrics, deviceHealthKey } from './device-metrics';
-import { buildNodeSnapshot, type NodeSnapshot } from './node-snapshot';
+import { createDeviceMetrics } from './device-metrics';
+import type { NodeSnapshot } from './node-snapshot';
+import { createPluginHealthJoin } from './plugin-health-join';
 import type { DeviceHealth, EndpointScrape, PluginHealthScraper } from './plugin-health-scraper';
-import { grpcCode, grpcCodeName, type PodResourcesClient } from './pod-resources-client';
-import { createStatusMetrics, type PluginScrapeOutcome, type PodResourcesMethod } from './status-metrics';
+import type { PodResourcesClient } from './pod-resources-client';
+import { createPodResourcesPoller, type PollResult } from './pod-resources-poller';
+import { pollReadiness } from './poll-readiness';
+import { createStatusMetrics } from './status-metrics';
 
 /** Options of {@link createDeviceMonitor}. */
 export interface DeviceMonitorOptions {
@@ -37,11 +38,6 @@ export interface DeviceMonitorOptions {
   logger?: LifecycleLogger;
   version?: string;
 }
-
-/** The result of one poll of the pod-resources API. */
-export type PollResult =
-  | { ok: true; snapshot: NodeSnapshot }
-  | { ok: false; method: PodResourcesMethod; code: string; message: string };
 
 /** Events: `poll` (PollResult), `scheduled` ({ delayMs, backoff: boolean }), `health` (EndpointScrape[]). */
 export interface DeviceMonitorEvents {
@@ -85,116 +81,43 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
 
   let snapshot: NodeSnapshot | undefined;
   let health = new Map<string, DeviceHealth>();
-  let allocatableSupported = true;
   let lastSuccessAt: number | undefined;
   let lastFailure = '';
   let failing = false;
   let timer: unknown;
   let running = false;
   let inFlight: Promise<PollResult> | undefined;
-  let healthInFlight: Promise<void> | undefined;
-  const endpointState = new Map<string, PluginScrapeOutcome>();
 
   const render = () => {
     if (snapshot) deviceMetrics.render(snapshot, health);
   };
-
-  const timed = async <T>(method: PodResourcesMethod, call: () => Promise<T>): Promise<T> => {
-    const started = performance.now();
-    try {
-      const result = await call();
-      statusMetrics.podResourcesCall(method, 'OK', (performance.now() - started) / 1000);
-      return result;
-    } catch (error) {
-      statusMetrics.podResourcesCall(
-        method,
-        grpcCodeName(grpcCode(error)),
-        (performance.now() - started) / 1000,
-      );
-      throw Object.assign(error instanceof Error ? error : new Error(String(error)), { method });
-    } finally {
-      statusMetrics.reconnects(Math.max(0, options.client.channelsOpened - 1));
-    }
-  };
-
-  const scrapeHealth = async (scraper: PluginHealthScraper) => {
-    const results = await scraper.scrape();
-    const next = new Map<string, DeviceHealth>();
-    for (const result of results) {
-      const outcome: PluginScrapeOutcome = result.ok ? 'ok' : result.absent ? 'absent' : 'failed';
-      const previous = endpointState.get(result.endpoint);
-      endpointState.set(result.endpoint, outcome);
-      statusMetrics.pluginScrape(result.endpoint, outcome, clock.now());
-      if (!result.ok) {
-        // Once per change of state, not once per poll.
-        if (outcome === 'failed' && previous !== 'failed')
-          logger.warn({ endpoint: result.endpoint, error: result.error }, 'plugin metrics scrape failed');
-        if (outcome === 'absent' && previous !== 'absent')
-          logger.info(
-            { endpoint: result.endpoint, error: result.error },
-            'no plugin listening at this endpoint (none on this node, or restarting)',
-          );
-        continue;
-      }
-      if (previous === 'failed')
-        logger.info({ endpoint: result.endpoint }, 'plugin metrics scrape recovered');
-      if (previous === 'absent')
-        logger.info({ endpoint: result.endpoint }, 'plugin metrics endpoint answering');
-      for (const device of result.devices) {
-        const key = deviceHealthKey(device.resource, device.device);
-        // Two endpoints naming one device: unhealthy wins.
-        if (!next.get(key) || !device.healthy) next.set(key, device);
-      }
-    }
-    health = next;
-    render();
-    events.emit('health', results);
-  };
-
-  const startHealthScrape = () => {
-    const scraper = options.healthScraper;
-    if (!scraper || healthInFlight) return;
-    healthInFlight = scrapeHealth(scraper)
-      .catch((error: unknown) => logger.error({ err: error }, 'plugin health scrape crashed'))
-      .finally(() => {
-        healthInFlight = undefined;
-      });
-  };
-
-  const pollPodResources = async (): Promise<PollResult> => {
-    try {
-      let allocatable: podresources.AllocatableResourcesResponse | undefined;
-      if (allocatableSupported) {
-        try {
-          allocatable = await timed('GetAllocatableResources', () =>
-            options.client.getAllocatableResources(),
-          );
-        } catch (error) {
-          if (grpcCode(error) !== status.UNIMPLEMENTED) throw error;
-          allocatableSupported = false;
-          logger.warn(
-            {},
-            'GetAllocatableResources is not served by this kubelet; allocatable and unallocated metrics are off',
-          );
-        }
-      }
-      const list = await timed('List', () => options.client.list());
-      snapshot = buildNodeSnapshot(allocatable, list);
+  const scraper = options.healthScraper;
+  const healthJoin =
+    scraper === undefined
+      ? undefined
+      : createPluginHealthJoin({
+          scraper,
+          statusMetrics,
+          clock,
+          logger,
+          onHealth: (next, results) => {
+            health = next;
+            render();
+            events.emit('health', results);
+          },
+        });
+  const pollPodResources = createPodResourcesPoller({
+    client: options.client,
+    statusMetrics,
+    logger,
+    onSnapshot: (next) => {
+      snapshot = next;
       render();
-      return { ok: true, snapshot };
-    } catch (error) {
-      const method = ((error as { method?: PodResourcesMethod }).method ?? 'List') as PodResourcesMethod;
-      return {
-        ok: false,
-        method,
-        code: grpcCodeName(grpcCode(error)),
-        message: error instanceof Error ? error.message : String(error),
-      };
-    }
-  };
+    },
+  });
 
   const pollOnce = async (): Promise<PollResult> => {
-    startHealthScrape();
+    healthJoin?.start();
     const result = await pollPodResources();
     statusMetrics.podResourcesPoll(result.ok, clock.now());
     if (result.ok) {
@@ -262,21 +185,8 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
       await inFlight;
-      await healthInFlight;
+      await healthJoin?.settled();
     },
-    readiness() {
-      if (lastSuccessAt === undefined)
-        return {
-          ok: false,
-          message: lastFailure ? `no successful poll yet (${lastFailure})` : 'no successful poll yet',
-        };
-      const age = clock.now() - lastSuccessAt;
-      if (age > staleAfterMs)
-        return {
-          ok: false,
-          message: `last successful poll ${Math.round(age / 1000)} s ago (${lastFailure})`,
-        };
-      return { ok: true, message: 'ok' };
-    },
+    readiness: () => pollReadiness({ lastSuccessAt, lastFailure, staleAfterMs, now: clock.now() }),
   };
 }

@@ -4,7 +4,8 @@
 export { createDeviceMetrics, deviceHealthKey } from './device-metrics';
 export type { DeviceMetrics } from './device-metrics';
 export { createDeviceMonitor } from './device-monitor';
-export type { DeviceMonitor, DeviceMonitorEvents, DeviceMonitorOptions, PollResult } from './device-monitor';
+export type { DeviceMonitor, DeviceMonitorEvents, DeviceMonitorOptions } from './device-monitor';
+export type { PollResult } from './pod-resources-poller';
 export { buildNodeSnapshot, numaLabel } from './node-snapshot';
 export type {
   AllocatableSnapshot,

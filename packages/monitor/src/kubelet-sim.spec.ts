@@ -1,12 +1,13 @@
 import { startProbeServer, type ProbeServer } from '@kdp/base';
 import { createKubeletSim, createTestPlugin, type KubeletSim, type TestPlugin } from '@kdp/kubelet-sim';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { createDeviceMonitor, type DeviceMonitor, type PollResult } from './device-monitor';
+import { createDeviceMonitor, type DeviceMonitor } from './device-monitor';
 import { createPodResourcesClient, type PodResourcesClient } from './pod-resources-client';
+import type { PollResult } from './pod-resources-poller';
 import { metricNamingProblems } from './testing/metric-naming';
-import { makeTempDir } from './testing/temp-dir';
 
 const gpu = 'example.com/gpu';
 
@@ -54,7 +55,7 @@ const holds = (result: PollResult, pod: string) =>
   result.ok && result.snapshot.allocated.some((d) => d.pod === pod);
 
 describe('device monitor against kubelet-sim', () => {
-  let temp: ReturnType<typeof makeTempDir>;
+  let temp: TempDir;
   let dir: string;
   let podResourcesSocket: string;
   let sim: KubeletSim;
@@ -68,10 +69,10 @@ describe('device monitor against kubelet-sim', () => {
     intervalMs = 50,
     maxBackoffMs = 1_000,
   ) => {
-    temp = makeTempDir();
-    dir = join(temp.dir, 'dp');
-    mkdirSync(join(temp.dir, 'pr'));
-    podResourcesSocket = join(temp.dir, 'pr', 'kubelet.sock');
+    temp = createTempDir('mon-');
+    dir = join(temp.path, 'dp');
+    mkdirSync(join(temp.path, 'pr'));
+    podResourcesSocket = join(temp.path, 'pr', 'kubelet.sock');
     sim = await createKubeletSim({ dir, podResourcesSocket, ...simOptions });
     // Four healthy devices, dev-0 and dev-1 on NUMA node 0, dev-2 and dev-3 on node 1.
     plugin = await createTestPlugin({ dir, resource: gpu, endpoint: 'gpu.sock' });

@@ -3,12 +3,12 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { bundleEntry, type EntryBundle } from '@kdp/kubelet-sim/testing';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import {
   podWithDevices,
   startFakePodResourcesServer,
   type FakePodResourcesServer,
 } from './testing/fake-pod-resources-server';
-import { makeTempDir } from './testing/temp-dir';
 
 // The bundle `npx device-monitor` runs, built the way project.json's build target builds it, into a
 // private directory so that a parallel `nx build` or another test run never swaps it underneath.
@@ -40,11 +40,11 @@ describe('device-monitor binary', () => {
   });
 
   describe('serving', () => {
-    let temp: ReturnType<typeof makeTempDir>;
+    let temp: TempDir;
     let fake: FakePodResourcesServer;
     beforeAll(async () => {
-      temp = makeTempDir();
-      fake = await startFakePodResourcesServer(join(temp.dir, 'pr.sock'));
+      temp = createTempDir('mon-');
+      fake = await startFakePodResourcesServer(join(temp.path, 'pr.sock'));
       fake.list = {
         podResources: [podWithDevices('web', 'app', 'example.com/dev', ['d0'], { namespace: 'prod' })],
       };
@@ -55,7 +55,7 @@ describe('device-monitor binary', () => {
     });
 
     it('serves metrics from the socket, keeps running while the kubelet is away, and exits 0 on SIGTERM', async () => {
-      const socket = join(temp.dir, 'pr.sock');
+      const socket = join(temp.path, 'pr.sock');
       const child = spawn(
         process.execPath,
         [

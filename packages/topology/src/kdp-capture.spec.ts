@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir, type TempDir } from './testing/temp-dir';
 import { createSysfs } from './sysfs/create-sysfs';
 import { enumeratePciDevices } from './pci/enumerate-pci-devices';
 import { createSysfsFixture } from './testing/sysfs-fixture';
@@ -15,6 +15,7 @@ const run = (args: string[]): string =>
 
 describe('kdp-capture.sh and kdp-replay.sh', () => {
   let fixture: SysfsFixture;
+  let workDir: TempDir;
   let work: string;
   let replayed: string;
   let flags: string;
@@ -27,7 +28,8 @@ describe('kdp-capture.sh and kdp-replay.sh', () => {
       'Model: \t NVIDIA H100 80GB HBM3\nDevice Minor: \t 0\n',
     );
     fixture.writeProc('devices', 'Character devices:\n195 nvidia\n511 nvidia-uvm\n');
-    work = mkdtempSync(join(tmpdir(), 'kdp-cap-'));
+    workDir = createTempDir('kdp-cap-');
+    work = workDir.path;
     mkdirSync(join(work, 'outside'));
     writeFileSync(join(work, 'outside/secret'), 'not for the capture\n');
     fixture.link('class/net/evil', join(work, 'outside'));
@@ -48,7 +50,7 @@ describe('kdp-capture.sh and kdp-replay.sh', () => {
   }, 180_000);
   afterAll(() => {
     fixture.remove();
-    rmSync(work, { recursive: true, force: true });
+    workDir.remove();
   });
 
   it('prints the flags that point a plugin at the replayed machine', () => {

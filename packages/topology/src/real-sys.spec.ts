@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import type { ExecFileSyncOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir } from './testing/temp-dir';
 import { createSysfs } from './sysfs/create-sysfs';
 import { readNumaTopology } from './numa/read-numa-topology';
 import { enumeratePciDevices } from './pci/enumerate-pci-devices';
@@ -35,7 +35,8 @@ describe('the real /sys of this machine', () => {
   });
 
   it('replays a capture of this machine to the same PCI scan', async () => {
-    const work = mkdtempSync(join(tmpdir(), 'kdp-real-'));
+    const workDir = createTempDir('kdp-real-');
+    const work = workDir.path;
     try {
       const options: ExecFileSyncOptions = { timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] };
       execFileSync(
@@ -53,7 +54,7 @@ describe('the real /sys of this machine', () => {
       expect(replay.devices).toEqual(live.devices);
       expect(replay.numa).toEqual(live.numa);
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      workDir.remove();
     }
   }, 180_000);
 });

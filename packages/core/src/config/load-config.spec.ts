@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { chmod, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import { ConfigError, isConfigError } from './config-error';
 import { loadConfig, parseConfigText, validateConfigValue } from './load-config';
 
@@ -22,13 +22,13 @@ const schema = z.object({
   id: z.union([z.string(), z.number()]).optional(),
 });
 
+let temp: TempDir;
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kdp-cfg-'));
+beforeEach(() => {
+  temp = createTempDir('kdp-cfg-');
+  dir = temp.path;
 });
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => temp.remove());
 
 async function write(name: string, text: string): Promise<string> {
   const file = join(dir, name);

@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import { selectNodeConfig } from './select-node-config';
 
 describe('selectNodeConfig', () => {
+  let temp: TempDir;
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-node-config-'));
+    temp = createTempDir('kdp-node-config-');
+    dir = temp.path;
     // A ConfigMap volume: keys are links into ..data, which the kubelet swaps on update.
     mkdirSync(join(dir, '..2026_11_24'));
     for (const key of ['default.yaml', 'node-a.yaml', 'a100-mixed', 'h100.json'])
@@ -15,7 +17,7 @@ describe('selectNodeConfig', () => {
     for (const key of ['default.yaml', 'node-a.yaml', 'a100-mixed', 'h100.json'])
       symlinkSync(`..data/${key}`, join(dir, key));
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => temp.remove());
 
   it('prefers the node label, then the node name, then --default-config, then the key named default', async () => {
     const labels = () => ({ 'nvidia.com/device-plugin.config': 'a100-mixed' });
@@ -37,7 +39,8 @@ describe('selectNodeConfig', () => {
   });
 
   it('takes the only key, and refuses what names nothing, listing the keys', async () => {
-    const single = mkdtempSync(join(tmpdir(), 'kdp-node-config-'));
+    const singleDir = createTempDir('kdp-node-config-');
+    const single = singleDir.path;
     writeFileSync(join(single, 'config.yaml'), 'x: 1\n');
     expect(await selectNodeConfig(single, { nodeName: 'n' })).toEqual({
       file: join(single, 'config.yaml'),
@@ -53,6 +56,6 @@ describe('selectNodeConfig', () => {
     await expect(selectNodeConfig(dir, { defaultKey: 'nope' })).rejects.toThrow(
       /--default-config nope names no key/,
     );
-    rmSync(single, { recursive: true, force: true });
+    singleDir.remove();
   });
 });

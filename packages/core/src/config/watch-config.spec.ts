@@ -1,8 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { createTempDir, type TempDir } from '@kdp/topology/testing';
 import { ConfigError } from './config-error';
 import { watchConfig, type ConfigChange, type ConfigReloadReason, type ConfigWatcher } from './watch-config';
 
@@ -38,15 +38,17 @@ function recorder() {
   };
 }
 
+let temp: TempDir;
 let dir: string;
 let watcher: ConfigWatcher<Config> | undefined;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'kdp-w-'));
+beforeEach(() => {
+  temp = createTempDir('kdp-w-');
+  dir = temp.path;
 });
-afterEach(async () => {
+afterEach(() => {
   watcher?.close();
   watcher = undefined;
-  await rm(dir, { recursive: true, force: true });
+  temp.remove();
 });
 
 /** Writes like an editor does: a new file renamed over the old one. */

@@ -1,8 +1,6 @@
-import { watch, type FSWatcher } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { basename, dirname, relative, isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { isConfigError, type ConfigIssue } from './config-error';
+import { createConfigFileWatch } from './config-file-watch';
 import { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load-config';
 
 /** Why a reload happened: the file changed, SIGHUP arrived, or `reload()` was called. */
@@ -83,16 +81,17 @@ export async function watchConfig<S extends z.ZodType>(
     ...(options.selectFile ? { selectFile: options.selectFile } : {}),
   };
   let running = options.initial ?? (await loadConfig(file, schema, loadOptions));
-  const debounceMs = options.debounceMs ?? 200;
-  const pollIntervalMs = options.pollIntervalMs ?? 5000;
   const signals = options.signals === undefined ? process : options.signals;
 
   let closed = false;
   let lastError: string | undefined;
-  let debounce: NodeJS.Timeout | undefined;
   let queue: Promise<boolean> = Promise.resolve(false);
-  const watchers = new Map<string, FSWatcher>();
-  let lastIdentity = await identity(file);
+  const files = createConfigFileWatch({
+    file,
+    debounceMs: options.debounceMs ?? 200,
+    pollIntervalMs: options.pollIntervalMs ?? 5000,
+    onChange: () => void reload('file'),
+  });
 
   const attempt = async (reason: ConfigReloadReason): Promise<boolean> => {
     if (closed) return false;
@@ -110,7 +109,7 @@ export async function watchConfig<S extends z.ZodType>(
       }
       return false;
     } finally {
-      void refreshWatches();
+      void files.refresh();
     }
     if (closed) return false;
     lastError = undefined;
@@ -136,71 +135,7 @@ export async function watchConfig<S extends z.ZodType>(
     return queue;
   };
 
-  const schedule = (): void => {
-    if (closed) return;
-    if (debounce) clearTimeout(debounce);
-    debounce = setTimeout(() => {
-      debounce = undefined;
-      void reload('file');
-    }, debounceMs);
-    debounce.unref();
-  };
-
-  const watchDir = (dir: string, names: Set<string> | 'all'): void => {
-    if (watchers.has(dir)) return;
-    try {
-      const watcher = watch(dir, { persistent: false }, (_event, name) => {
-        // ConfigMap volumes swap `..data`; editors write a temp file and rename it over the target.
-        if (
-          name === null ||
-          names === 'all' ||
-          names.has(name.toString()) ||
-          name.toString().startsWith('..')
-        )
-          schedule();
-      });
-      watcher.on('error', () => {
-        watcher.close();
-        watchers.delete(dir);
-      });
-      watchers.set(dir, watcher);
-    } catch {
-      // The directory may not exist yet; the poll keeps trying.
-    }
-  };
-
-  const refreshWatches = async (): Promise<void> => {
-    if (closed) return;
-    const dir = dirname(file);
-    watchDir(dir, new Set([basename(file)]));
-    // A configuration directory (one key per node): any of its keys may be the one chosen.
-    if ((await stat(file).catch(() => undefined))?.isDirectory() === true) watchDir(file, 'all');
-    try {
-      const real = await realpath(file);
-      const realDir = dirname(real);
-      const rel = relative(dir, realDir);
-      // A target inside the watched directory (ConfigMap `..data/…`) is covered by the `..` rule.
-      if (!closed && (rel.startsWith('..') || isAbsolute(rel))) watchDir(realDir, new Set([basename(real)]));
-    } catch {
-      // Missing right now; the next event or poll tries again.
-    }
-  };
-
-  await refreshWatches();
-
-  const poll =
-    pollIntervalMs > 0
-      ? setInterval(() => {
-          void identity(file).then((id) => {
-            if (id !== lastIdentity) {
-              lastIdentity = id;
-              schedule();
-            }
-            if (!watchers.has(dirname(file))) void refreshWatches();
-          });
-        }, pollIntervalMs)
-      : undefined;
-  poll?.unref();
+  await files.start();
 
   const onSighup = (): void => void reload('signal');
   signals?.on('SIGHUP', onSighup);
@@ -208,10 +143,7 @@ export async function watchConfig<S extends z.ZodType>(
   const close = (): void => {
     if (closed) return;
     closed = true;
-    if (debounce) clearTimeout(debounce);
-    if (poll) clearInterval(poll);
-    for (const watcher of watchers.values()) watcher.close();
-    watchers.clear();
+    files.close();
     signals?.off('SIGHUP', onSighup);
     options.signal?.removeEventListener('abort', close);
   };
@@ -231,13 +163,4 @@ export async function watchConfig<S extends z.ZodType>(
     reload,
     close,
   };
-}
-
-async function identity(file: string): Promise<string> {
-  try {
-    const s = await stat(file);
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeMs}`;
-  } catch {
-    return 'missing';
-  }
 }

@@ -1,18 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir, type TempDir } from '../testing/temp-dir';
 import { createDevfs } from './create-devfs';
 
 describe('Devfs.glob', () => {
+  let temp: TempDir;
   let root: string;
   beforeEach(() => {
-    root = mkdtempSync(join(tmpdir(), 'kdp-dev-'));
+    temp = createTempDir('kdp-dev-');
+    root = temp.path;
     for (const f of ['ttyUSB0', 'ttyUSB10', 'ttyUSB2', 'ttyACM0', 'snd/pcmC0D0c', 'snd/controlC0']) {
       mkdirSync(join(root, f, '..'), { recursive: true });
       writeFileSync(join(root, f), '');
     }
   });
-  afterEach(() => rmSync(root, { recursive: true, force: true }));
+  afterEach(() => temp.remove());
 
   it('matches one segment at a time, sorted naturally, as host paths', async () => {
     const devfs = createDevfs(root);
@@ -25,7 +27,8 @@ describe('Devfs.glob', () => {
   });
 
   it('never leaves the dev root', async () => {
-    const outside = mkdtempSync(join(tmpdir(), 'kdp-outside-'));
+    const outsideDir = createTempDir('kdp-outside-');
+    const outside = outsideDir.path;
     try {
       writeFileSync(join(outside, 'ttyUSB9'), '');
       symlinkSync(join(outside, 'ttyUSB9'), join(root, 'ttyUSB9'));
@@ -36,7 +39,7 @@ describe('Devfs.glob', () => {
       expect(await devfs.glob('/dev/../etc/passwd')).toEqual([]);
       expect(await devfs.glob('/etc/*')).toEqual([]);
     } finally {
-      rmSync(outside, { recursive: true, force: true });
+      outsideDir.remove();
     }
   });
 });

@@ -1,14 +1,18 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir, type TempDir } from '../testing/temp-dir';
 import { createDevfs } from './create-devfs';
 
 describe('Devfs.node', () => {
+  let devDir: TempDir;
+  let outsideDir: TempDir;
   let dev: string;
   let outside: string;
   beforeAll(() => {
-    dev = mkdtempSync(join(tmpdir(), 'kdp-dev-'));
-    outside = mkdtempSync(join(tmpdir(), 'kdp-outside-'));
+    devDir = createTempDir('kdp-dev-');
+    outsideDir = createTempDir('kdp-outside-');
+    dev = devDir.path;
+    outside = outsideDir.path;
     writeFileSync(join(outside, 'secret'), 'c 1:3\n');
     mkdirSync(join(dev, 'dri', 'by-path'), { recursive: true });
     writeFileSync(join(dev, 'nvidia0'), 'c 195:0\n');
@@ -21,8 +25,8 @@ describe('Devfs.node', () => {
     symlinkSync('missing', join(dev, 'dangling'));
   });
   afterAll(() => {
-    rmSync(dev, { recursive: true, force: true });
-    rmSync(outside, { recursive: true, force: true });
+    devDir.remove();
+    outsideDir.remove();
   });
 
   it('accepts a real character device', async () => {

@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { createTempDir } from '../testing/temp-dir';
 import { createSysfs } from '../sysfs/create-sysfs';
 import { createSysfsFixture } from '../testing/sysfs-fixture';
 import type { SysfsFixture } from '../testing/sysfs-fixture';
@@ -50,7 +50,8 @@ describe('readPciDevice on broken sysfs', () => {
   });
 
   it('skips devices whose bus link dangles, loops or leaves the root, with a warning each', async () => {
-    const outside = mkdtempSync(join(tmpdir(), 'kdp-out-'));
+    const outsideDir = createTempDir('kdp-out-');
+    const outside = outsideDir.path;
     writeFileSync(join(outside, 'vendor'), '0x8086\n');
     try {
       fixture.addPciDevice({ address: '0000:00:01.0', vendor: '0x8086', numaNode: 1 });
@@ -69,7 +70,7 @@ describe('readPciDevice on broken sysfs', () => {
       );
       expect(scan.warnings[3]).toMatch(/not-an-address: not a PCI address; skipped/);
     } finally {
-      rmSync(outside, { recursive: true, force: true });
+      outsideDir.remove();
     }
   });
 

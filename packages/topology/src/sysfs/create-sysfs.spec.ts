@@ -1,18 +1,20 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createTempDir, type TempDir } from '../testing/temp-dir';
 import { createSysfsFixture } from '../testing/sysfs-fixture';
 import type { SysfsFixture } from '../testing/sysfs-fixture';
 import { createSysfs } from './create-sysfs';
 
 describe('createSysfs', () => {
   let fixture: SysfsFixture;
+  let outsideDir: TempDir;
   let outside: string;
 
   beforeEach(() => {
     fixture = createSysfsFixture();
-    outside = mkdtempSync(join(tmpdir(), 'kdp-out-'));
+    outsideDir = createTempDir('kdp-out-');
+    outside = outsideDir.path;
     writeFileSync(join(outside, 'secret'), 'do not read\n');
     fixture.addPciDevice({ address: '0000:00:01.0', class: '0x060400', numaNode: 0 });
     fixture.addPciDevice({
@@ -29,7 +31,7 @@ describe('createSysfs', () => {
 
   afterEach(() => {
     fixture.remove();
-    rmSync(outside, { recursive: true, force: true });
+    outsideDir.remove();
   });
 
   it('reads trimmed attributes through the bus links, as int, hex, cpulist and cpumask', async () => {

@@ -1,14 +1,4 @@
-import {
-  cpSync,
-  lstatSync,
-  mkdtempSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import {
@@ -20,6 +10,7 @@ import {
 } from './corrupt-tree';
 import { createEscapeSentinel, type EscapeSentinel } from './escape-sentinel';
 import { createSysfsFixture, type SysfsFixture } from './sysfs-fixture';
+import { createTempDir } from './temp-dir';
 
 /** A small machine: one NUMA node, a NIC PF on i40e with a VF, a device node. */
 function createSmallMachine(): SysfsFixture {
@@ -128,7 +119,8 @@ describe('corruptTree', () => {
   });
 
   it('random corruptions never touch the sentinel, and restoreTree puts every entry back', () => {
-    const work = mkdtempSync(join(tmpdir(), 'kdp-corrupt-'));
+    const workDir = createTempDir('kdp-corrupt-');
+    const work = workDir.path;
     cpSync(fx.base, work, { recursive: true, verbatimSymlinks: true });
     const shape = (base: string): string[] =>
       listTreeEntries(base).map((e) => {
@@ -149,7 +141,7 @@ describe('corruptTree', () => {
         { seed: 1800, numRuns: 25 },
       );
     } finally {
-      rmSync(work, { recursive: true, force: true });
+      workDir.remove();
     }
   });
 });

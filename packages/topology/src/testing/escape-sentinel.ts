@@ -1,18 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  constants,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, constants, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { changedPaths, snapshotTree } from './snapshot-tree';
+import { createTempDir } from './temp-dir';
 
 /** The entries of an escape sentinel that corrupting links may point at. */
 export type SentinelEntry = 'directory' | 'bait-directory' | 'bait-file' | 'fifo';
@@ -72,7 +62,8 @@ const BAIT_FILES = [
 
 /** Creates an escape sentinel; `remove()` it when done. */
 export function createEscapeSentinel(): EscapeSentinel {
-  const dir = mkdtempSync(join(tmpdir(), 'kdp-sentinel-'));
+  const temp = createTempDir('kdp-sentinel-');
+  const dir = temp.path;
   const marker = `KDPSENTINEL${dir.slice(-6).replace(/[^A-Za-z0-9]/g, 'x')}`;
   const paths: Record<SentinelEntry, string> = {
     directory: dir,
@@ -122,7 +113,7 @@ export function createEscapeSentinel(): EscapeSentinel {
     },
     remove: () => {
       closeSync(fifo);
-      rmSync(dir, { recursive: true, force: true });
+      temp.remove();
     },
   };
 }

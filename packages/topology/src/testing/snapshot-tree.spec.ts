@@ -1,29 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import {
-  closeSync,
-  constants,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, constants, openSync, symlinkSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { createTempDir, type TempDir } from './temp-dir';
 import { changedPaths, snapshotTree } from './snapshot-tree';
 
 describe('snapshotTree / changedPaths', () => {
+  let temp: TempDir;
   let dir: string;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-snapshot-'));
+    temp = createTempDir('kdp-snapshot-');
+    dir = temp.path;
     writeFileSync(join(dir, 'a'), 'one');
     writeFileSync(join(dir, 'b'), 'two');
     symlinkSync('a', join(dir, 'link'));
     execFileSync('mkfifo', [join(dir, 'fifo')]);
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => temp.remove());
 
   it('names every entry written, added, removed or re-pointed, and nothing else', () => {
     const before = snapshotTree(dir);

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import type { PciDevice } from '../pci/read-pci-device';
+import { createFixturePciBus, type PciDeviceSpec } from './fixture-pci-bus';
+import { createTempDir } from './temp-dir';
 
 /** One NUMA node of a fixture machine. */
 export interface NumaNodeSpec {
@@ -12,33 +12,6 @@ export interface NumaNodeSpec {
   readonly distances?: readonly number[];
   /** MemTotal in KiB for `meminfo`; default 16 GiB. */
   readonly memTotalKiB?: number;
-}
-
-/**
- * One PCI function of a fixture machine. The ID, class, revision and driver fields are written as given
- * (defaults: vendor 0x8086, device 0x0000, class 0x000000, revision 0x00, unbound).
- */
-export interface PciDeviceSpec extends Pick<
-  PciDevice,
-  'vendor' | 'device' | 'subsystemVendor' | 'subsystemDevice' | 'class' | 'revision' | 'driver'
-> {
-  /** Domain:bus:device.function, e.g. "0000:3b:00.0". */
-  readonly address: string;
-  /** Address of the parent bridge (added before); omitted = directly under the root complex pci<domain>:<bus>. */
-  readonly parent?: string;
-  /** Content of `numa_node`; default -1. */
-  readonly numaNode?: number | string;
-  /** Content of `local_cpulist`; default the cpulist of `numaNode` when that node was added. */
-  readonly localCpulist?: string;
-  readonly iommuGroup?: number;
-  readonly sriovTotalVfs?: number;
-  /** Content of `sriov_numvfs`; default the number of VFs added with `physfn` pointing here (0 before any). */
-  readonly sriovNumVfs?: number;
-  /** For a VF: the PF's address (added before); creates `physfn` here and `virtfn<vfIndex>` in the PF. */
-  readonly physfn?: string;
-  readonly vfIndex?: number;
-  /** More attribute files, name → content (names may contain "/" for subdirectories). */
-  readonly attributes?: Readonly<Record<string, string>>;
 }
 
 /** A class device (/sys/class/<class>/<name>), placed under a PCI function when `pciAddress` is given. */
@@ -94,15 +67,13 @@ export interface SysfsFixture {
 
 /** Creates an empty fixture machine under os.tmpdir() (short name, safe for unix sockets beside it). */
 export function createSysfsFixture(): SysfsFixture {
-  const base = mkdtempSync(join(tmpdir(), 'kdp-sys-'));
+  const temp = createTempDir('kdp-sys-');
+  const base = temp.path;
   const root = join(base, 'sys');
   const procRoot = join(base, 'proc');
   const devRoot = join(base, 'dev');
   for (const dir of [root, procRoot, devRoot]) mkdirSync(dir, { recursive: true });
   const nodes = new Map<number, NumaNodeSpec>();
-  const pciDirs = new Map<string, string>();
-  const vfCounts = new Map<string, number>();
-  const explicitNumVfs = new Set<string>();
 
   const abs = (path: string): string => join(root, path);
   const devPath = (hostPath: string): string => {
@@ -120,6 +91,7 @@ export function createSysfsFixture(): SysfsFixture {
     symlinkSync(target, abs(path));
   };
   const linkTo = (path: string, to: string): void => link(path, posix.relative(posix.dirname(path), to));
+  const pci = createFixturePciBus({ write, linkTo }, (node) => nodes.get(node)?.cpus);
   const nodeDir = 'devices/system/node';
   const writeNodeStates = (): void => {
     const ids = [...nodes.keys()].sort((a, b) => a - b).join(',');
@@ -155,64 +127,8 @@ export function createSysfsFixture(): SysfsFixture {
       if (states.online !== undefined) write(`${nodeDir}/online`, `${states.online}\n`);
       if (states.possible !== undefined) write(`${nodeDir}/possible`, `${states.possible}\n`);
     },
-    addPciDevice: (spec) => {
-      const address = spec.address;
-      const parentDir =
-        spec.parent === undefined
-          ? `devices/pci${address.slice(0, address.lastIndexOf(':'))}`
-          : pciDirs.get(spec.parent);
-      if (parentDir === undefined)
-        throw new Error(`fixture: parent ${spec.parent} of ${address} was not added`);
-      const dir = `${parentDir}/${address}`;
-      pciDirs.set(address, dir);
-      const numa = spec.numaNode ?? -1;
-      const node = typeof numa === 'number' ? nodes.get(numa) : undefined;
-      const files: Record<string, string> = {
-        vendor: spec.vendor ?? '0x8086',
-        device: spec.device ?? '0x0000',
-        subsystem_vendor: spec.subsystemVendor ?? spec.vendor ?? '0x8086',
-        subsystem_device: spec.subsystemDevice ?? '0x0000',
-        class: spec.class ?? '0x000000',
-        revision: spec.revision ?? '0x00',
-        numa_node: String(numa),
-        enable: '1',
-        ...(spec.localCpulist !== undefined || node
-          ? { local_cpulist: spec.localCpulist ?? node?.cpus ?? '' }
-          : {}),
-        ...(spec.sriovTotalVfs !== undefined
-          ? { sriov_totalvfs: String(spec.sriovTotalVfs), sriov_numvfs: String(spec.sriovNumVfs ?? 0) }
-          : {}),
-        ...spec.attributes,
-      };
-      if (spec.sriovNumVfs !== undefined) explicitNumVfs.add(address);
-      for (const [name, content] of Object.entries(files)) write(`${dir}/${name}`, `${content}\n`);
-      linkTo(`bus/pci/devices/${address}`, dir);
-      linkTo(`${dir}/subsystem`, 'bus/pci');
-      if (spec.driver !== undefined) {
-        linkTo(`${dir}/driver`, `bus/pci/drivers/${spec.driver}`);
-        linkTo(`bus/pci/drivers/${spec.driver}/${address}`, dir);
-      }
-      if (spec.iommuGroup !== undefined) {
-        linkTo(`${dir}/iommu_group`, `kernel/iommu_groups/${spec.iommuGroup}`);
-        linkTo(`kernel/iommu_groups/${spec.iommuGroup}/devices/${address}`, dir);
-      }
-      if (spec.physfn !== undefined) {
-        const pfDir = pciDirs.get(spec.physfn);
-        if (pfDir === undefined) throw new Error(`fixture: PF ${spec.physfn} of ${address} was not added`);
-        const index = spec.vfIndex ?? vfCounts.get(spec.physfn) ?? 0;
-        vfCounts.set(spec.physfn, (vfCounts.get(spec.physfn) ?? 0) + 1);
-        linkTo(`${dir}/physfn`, pfDir);
-        linkTo(`${pfDir}/virtfn${index}`, dir);
-        if (!explicitNumVfs.has(spec.physfn))
-          write(`${pfDir}/sriov_numvfs`, `${vfCounts.get(spec.physfn)}\n`);
-      }
-      return dir;
-    },
-    pciDir: (address) => {
-      const dir = pciDirs.get(address);
-      if (dir === undefined) throw new Error(`fixture: ${address} was not added`);
-      return dir;
-    },
+    addPciDevice: (spec) => pci.add(spec),
+    pciDir: (address) => pci.dir(address),
     addClassDevice: (className, name, spec = {}) => {
       const parent =
         spec.pciAddress === undefined
@@ -244,7 +160,7 @@ export function createSysfsFixture(): SysfsFixture {
       symlinkSync(target, path);
     },
     removeDevNode: (hostPath) => rmSync(devPath(hostPath), { force: true }),
-    remove: () => rmSync(base, { recursive: true, force: true }),
+    remove: temp.remove,
   };
   return fixture;
 }
