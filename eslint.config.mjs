@@ -77,6 +77,13 @@ export default [
     },
   },
   {
+    // No source function longer than a screenful and a half: a longer one is split into named parts (tests are
+    // lists of cases and exempt).
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/*.fixture.ts', '**/src/gen/**'],
+    rules: { 'max-lines-per-function': ['error', { max: 150, IIFEs: true }] },
+  },
+  {
     // Tests, their fixtures and helpers, and benchmarks (and nothing else) may drive code with the kubelet simulator.
     files: ['**/*.spec.ts', '**/*.fixture.ts', '**/testing/**/*.ts', '**/bench/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': boundaries(['type:testing']) },
