@@ -82,5 +82,3 @@ export type {
   SlicePools,
 } from './pool-slices';
 export { canonicalQuantity, quantitiesEqual } from './canonical-quantity';
-export { deleteKube, KubeStatusError, postKubeJson, putKubeJson, watchKube } from './kube-client';
-export type { KubeStatusCause, KubeWatch, KubeWatchEvent } from './kube-client';
