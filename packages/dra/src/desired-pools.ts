@@ -1,5 +1,5 @@
+import { messageOf } from './message-of';
 import { deviceKey, splitPool, type ApiDevice, type SliceDevice, type SlicePools } from './pool-slices';
-import { messageOf } from './slice-object';
 
 /** One pool of the device model, cut into slices. */
 export interface DesiredPool {

@@ -1,6 +1,7 @@
 import type { Clock, LifecycleLogger } from '@kdp/base';
 import type { KubeClient, KubeWatch, KubeWatchEvent } from '@kdp/core';
-import { asSlice, messageOf, SLICES_PATH, type SliceObject } from './slice-object';
+import { messageOf } from './message-of';
+import { asSlice, SLICES_PATH, type SliceObject } from './slice-object';
 
 /** Options of {@link createSliceCache}. */
 export interface SliceCacheOptions {

@@ -31,8 +31,3 @@ export function asSlice(value: unknown): SliceObject | undefined {
 export function slicePath(name: string): string {
   return `${SLICES_PATH}/${encodeURIComponent(name)}`;
 }
-
-/** An error's message, or the thrown value as text. */
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -1,10 +1,11 @@
 import { createBackoff, silentLogger, systemClock, type Clock, type LifecycleLogger } from '@kdp/base';
 import { createKubeClient, KubeApiError, type KubeApiAccess } from '@kdp/core';
 import { toDesiredPools, type DesiredPool } from './desired-pools';
+import { messageOf } from './message-of';
 import { MAX_DEVICES_PER_SLICE, type SlicePools } from './pool-slices';
 import { createPublishLoop } from './publish-loop';
 import { createSliceCache } from './slice-cache';
-import { messageOf, type SliceObject } from './slice-object';
+import type { SliceObject } from './slice-object';
 import type { SlicePublisherEvent } from './slice-publisher-event';
 import { createSliceWriter } from './slice-writer';
 import { syncPool, type PoolHistory, type PoolSyncContext } from './sync-pool';
