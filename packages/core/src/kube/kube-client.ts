@@ -89,7 +89,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       // The snapshot the pages come from was compacted away: what is left must come in one answer.
       if (page === EXPIRED) return listPages(path, 0);
       const { metadata, items: pageItems } = (page ?? {}) as ListPage;
-      items.push(...(pageItems ?? []));
+      for (const item of pageItems ?? []) items.push(item);
       resourceVersion = metadata?.resourceVersion;
       token = metadata?.continue === '' ? undefined : metadata?.continue;
     } while (token !== undefined);
