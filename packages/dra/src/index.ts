@@ -37,8 +37,6 @@ export type {
 } from './checkpoint';
 export { createKubeClaimReader } from './claim-reader';
 export type { ClaimReader, KubeClaimReaderOptions } from './claim-reader';
-export { loadKubeAccess } from './load-kube-access';
-export type { LoadKubeAccessOptions } from './load-kube-access';
 export { createHealthService, DEFAULT_HEALTH_TIMEOUT_SECONDS } from './health-service';
 export type {
   DeviceHealthReport,

@@ -14,5 +14,4 @@ export type {
   DraTestNodeReady,
   DraTestNodeSuite,
 } from './create-dra-test-node';
-export { writeKubeconfig } from './write-kubeconfig';
 export type { TestApiServer } from './write-kubeconfig';
