@@ -101,7 +101,19 @@ export { CDI_SPEC_VERSION, checkCdiContainerEdits, minimumCdiVersion } from './c
 export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, CdiSpec } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
-export { getKubeJson, inClusterAccess, KubeApiError, SERVICE_ACCOUNT_DIR } from './kube/kube-api-access';
 export type { KubeApiAccess } from './kube/kube-api-access';
+export { KubeApiError } from './kube/kube-api-error';
+export type { KubeStatusCause } from './kube/kube-api-error';
+export { createKubeClient } from './kube/kube-client';
+export type {
+  KubeClient,
+  KubeClientOptions,
+  KubeList,
+  KubeListOptions,
+  KubePreconditions,
+} from './kube/kube-client';
+export type { KubeWatch, KubeWatchEvent } from './kube/kube-watch';
+export { loadKubeAccess } from './kube/load-kube-access';
+export type { LoadKubeAccessOptions } from './kube/load-kube-access';
 export { createPluginMetrics } from './metrics/plugin-metrics';
 export type { PluginMetrics, PluginMetricsOptions } from './metrics/plugin-metrics';

@@ -1,4 +1,4 @@
-import { getKubeJson, KubeApiError, type KubeApiAccess } from '@kdp/core';
+import { createKubeClient, KubeApiError, type KubeApiAccess } from '@kdp/core';
 import { toResourceClaim, type ResourceClaim } from './resource-claim';
 
 /** Reads ResourceClaims from the API server; the seam tests replace with a fake. */
@@ -9,7 +9,7 @@ export interface ClaimReader {
 
 /** Options for {@link createKubeClaimReader}. */
 export interface KubeClaimReaderOptions {
-  /** The API server and credentials ({@link loadKubeAccess}). */
+  /** The API server and credentials (`loadKubeAccess`). */
   readonly access: KubeApiAccess;
   /** Milliseconds one GET may take; default 10 000. */
   readonly timeoutMs?: number | undefined;
@@ -21,11 +21,12 @@ export interface KubeClaimReaderOptions {
  * rejects with the API server's message.
  */
 export function createKubeClaimReader(options: KubeClaimReaderOptions): ClaimReader {
+  const client = createKubeClient({ access: options.access, timeoutMs: options.timeoutMs });
   return {
     async get(namespace, name) {
       const path = `/apis/resource.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`;
       try {
-        return toResourceClaim(await getKubeJson(options.access, path, options.timeoutMs));
+        return toResourceClaim(await client.get(path));
       } catch (error) {
         if (error instanceof KubeApiError && error.status === 404) return undefined;
         throw error;

@@ -1,6 +1,6 @@
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Server, ServerCredentials, status, type sendUnaryData } from '@grpc/grpc-js';
+import { Server } from '@grpc/grpc-js';
 import {
   draHealthV1,
   draHealthV1alpha1,
@@ -9,12 +9,14 @@ import {
   PluginsRegistryPath,
   pluginregistration,
 } from '@kdp/api';
-import { isDialable, silentLogger, systemClock, type Clock, type LifecycleLogger } from '@kdp/base';
-import type { ClaimRef } from './check-allocation';
+import { silentLogger, systemClock, type Clock, type LifecycleLogger } from '@kdp/base';
 import { createCheckpoint, type Checkpoint, type PreparedClaimRecord } from './checkpoint';
 import { createClaimPreparer, type ClaimCdiOptions, type DraDriver } from './claim-preparer';
 import type { ClaimReader } from './claim-reader';
+import { createDraService } from './dra-service';
 import { createHealthService, type HealthService, type HealthSource } from './health-service';
+import { createRegistrationService, type RegistrationStatus } from './registration-service';
+import { serveOnSocket, shutdownSocketServer } from './socket-server';
 import { DRA_PLUGINS_DIR, draSocketPath, registrationSocketPath } from './socket-names';
 
 /** The plugin type a DRA driver reports in GetInfo. */
@@ -138,46 +140,17 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
     ...DRA_PLUGIN_SERVICES,
     ...(health !== undefined ? DRA_HEALTH_SERVICES : []),
   ];
-  let registration: { registered: boolean; error: string } | undefined;
+  let registration: RegistrationStatus | undefined;
 
   const draServer = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
-  const draService: draV1.DRAPluginServer = {
-    nodePrepareResources: (call, callback) =>
-      answer(callback, async () => {
-        const claims = claimRefs(call.request?.claims);
-        const outcomes = await preparer.prepare(claims);
-        const response: draV1.NodePrepareResourcesResponse = { claims: {} };
-        const errors: string[] = [];
-        for (const [uid, outcome] of outcomes) {
-          if (outcome.error !== undefined) errors.push(outcome.error);
-          response.claims[uid] = {
-            error: outcome.error ?? '',
-            devices: (outcome.devices ?? []).map((d) => ({
-              requestNames: [...d.requestNames],
-              poolName: d.poolName,
-              deviceName: d.deviceName,
-              cdiDeviceIds: [...d.cdiDeviceIds],
-              ...(d.shareId !== undefined ? { shareId: d.shareId } : {}),
-            })),
-          };
-        }
-        report('prepared', claims.length, errors);
-        return response;
-      }),
-    nodeUnprepareResources: (call, callback) =>
-      answer(callback, async () => {
-        const claims = claimRefs(call.request?.claims);
-        const outcomes = await preparer.unprepare(claims);
-        const response: draV1.NodeUnprepareResourcesResponse = { claims: {} };
-        for (const [uid, error] of outcomes) response.claims[uid] = { error };
-        report(
-          'unprepared',
-          claims.length,
-          [...outcomes.values()].filter((e) => e !== ''),
-        );
-        return response;
-      }),
-  };
+  const draService = createDraService({
+    preparer,
+    report(type, claims, errors) {
+      for (const error of errors) logger.warn({ driver: driverName }, error);
+      logger.debug({ driver: driverName, claims, errors: errors.length }, `${type} claims`);
+      emit({ type, claims, errors });
+    },
+  });
   draServer.addService(draV1.DRAPluginService, draService);
   // v1beta1 has the same messages but for share_id, which its encoder does not know and leaves out.
   draServer.addService(draV1beta1.DRAPluginService, draService as unknown as draV1beta1.DRAPluginServer);
@@ -187,36 +160,19 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
   }
 
   const registrationServer = new Server();
-  const registrationService: pluginregistration.RegistrationServer = {
-    getInfo: (_call, callback) =>
-      callback(null, {
-        type: DRA_PLUGIN_TYPE,
-        name: driverName,
-        endpoint: draSocket,
-        supportedVersions: [...supportedVersions],
-      }),
-    notifyRegistrationStatus: (call, callback) => {
-      callback(null, {});
-      registration = {
-        registered: call.request?.pluginRegistered === true,
-        error: call.request?.error ?? '',
-      };
-      if (registration.registered) logger.info({ driver: driverName }, 'registered with the kubelet');
-      else
-        logger.error(
-          { driver: driverName, error: registration.error },
-          'the kubelet refused the registration',
-        );
-      emit({ type: 'registration', ...registration });
+  const registrationService = createRegistrationService({
+    type: DRA_PLUGIN_TYPE,
+    driverName,
+    endpoint: draSocket,
+    supportedVersions,
+    onStatus(status) {
+      registration = status;
+      if (status.registered) logger.info({ driver: driverName }, 'registered with the kubelet');
+      else logger.error({ driver: driverName, error: status.error }, 'the kubelet refused the registration');
+      emit({ type: 'registration', ...status });
     },
-  };
+  });
   registrationServer.addService(pluginregistration.RegistrationService, registrationService);
-
-  function report(type: 'prepared' | 'unprepared', claims: number, errors: readonly string[]): void {
-    for (const error of errors) logger.warn({ driver: driverName }, error);
-    logger.debug({ driver: driverName, claims, errors: errors.length }, `${type} claims`);
-    emit({ type, claims, errors });
-  }
 
   let started = false;
   let stopping: Promise<void> | undefined;
@@ -246,8 +202,8 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
         );
         emit({ type: 'rebooted', previousBootId: loaded.previousBootId, bootId: loaded.bootId });
       }
-      await serve(draServer, draSocket);
-      await serve(registrationServer, registrationSocket);
+      await serveOnSocket(draServer, draSocket);
+      await serveOnSocket(registrationServer, registrationSocket);
       logger.info(
         { driver: driverName, registrationSocket, draSocket, supportedVersions },
         'DRA plugin serving',
@@ -257,59 +213,10 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
       stopping ??= (async () => {
         health?.close();
         await unlink(registrationSocket).catch(() => undefined);
-        await shutdown(registrationServer, registrationSocket);
-        await shutdown(draServer, draSocket);
+        await shutdownSocketServer(registrationServer, registrationSocket);
+        await shutdownSocketServer(draServer, draSocket);
       })();
       return stopping;
     },
   };
-}
-
-/** The claims of a request, each field a string ('' when missing; the preparer answers that claim's error). */
-function claimRefs(claims: readonly Partial<ClaimRef>[] | undefined): ClaimRef[] {
-  return (claims ?? []).map((c) => ({ namespace: c.namespace ?? '', name: c.name ?? '', uid: c.uid ?? '' }));
-}
-
-function answer<T>(callback: sendUnaryData<T>, run: () => Promise<T>): void {
-  run().then(
-    (response) => callback(null, response),
-    (error: unknown) =>
-      callback(
-        { code: status.INTERNAL, details: error instanceof Error ? error.message : String(error) },
-        null,
-      ),
-  );
-}
-
-/** Binds `server` on `path` (mode 0600, directory 0750), replacing a socket nobody answers on. */
-async function serve(server: Server, path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o750 });
-  const existing = await lstat(path).catch(() => undefined);
-  if (existing !== undefined) {
-    if (!existing.isSocket()) throw new Error(`${path} exists and is not a socket`);
-    if (await isDialable(path, 500))
-      throw new Error(`${path} is served by another instance (use a pod UID for rolling updates)`);
-    await unlink(path);
-  }
-  await new Promise<void>((resolve, reject) =>
-    server.bindAsync(`unix://${path}`, ServerCredentials.createInsecure(), (error) =>
-      error ? reject(error) : resolve(),
-    ),
-  );
-  await chmod(path, 0o600);
-}
-
-async function shutdown(server: Server, path: string): Promise<void> {
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, 2000);
-    timer.unref();
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-  await unlink(path).catch(() => undefined);
 }

@@ -37,8 +37,6 @@ export type {
 } from './checkpoint';
 export { createKubeClaimReader } from './claim-reader';
 export type { ClaimReader, KubeClaimReaderOptions } from './claim-reader';
-export { loadKubeAccess } from './load-kube-access';
-export type { LoadKubeAccessOptions } from './load-kube-access';
 export { createHealthService, DEFAULT_HEALTH_TIMEOUT_SECONDS } from './health-service';
 export type {
   DeviceHealthReport,
@@ -82,5 +80,3 @@ export type {
   SlicePools,
 } from './pool-slices';
 export { canonicalQuantity, quantitiesEqual } from './canonical-quantity';
-export { deleteKube, KubeStatusError, postKubeJson, putKubeJson, watchKube } from './kube-client';
-export type { KubeStatusCause, KubeWatch, KubeWatchEvent } from './kube-client';

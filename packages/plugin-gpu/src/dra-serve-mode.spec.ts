@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveCdiDevices, startPluginRun, type PluginRun } from '@kdp/core/testing';
-import { createDraServeMode, type DraServeModeEvent } from '@kdp/dra';
+import { resolveCdiDevices, startPluginRun } from '@kdp/core/testing';
+import type { DraServeModeEvent } from '@kdp/dra';
+import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
@@ -51,7 +52,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
   const reference = new Map<string, Answer>();
   let api: ApiServer;
   let sim: KubeletSim;
-  let run: PluginRun;
+  let node: DraTestNode | undefined;
   const events = new EventEmitter();
   let cdiDir: string;
   let firstPublish: Promise<DraServeModeEvent>;
@@ -131,48 +132,27 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
 
     // Then the same binary in DRA mode, against the kubelet's DRA side and an API server.
     api = await createApiServer({ nodes: [NODE] });
-    const kubeconfig = join(base, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        'current-context': 'sim',
-        contexts: [{ name: 'sim', context: { cluster: 'sim', user: 'sim' } }],
-        clusters: [{ name: 'sim', cluster: { server: api.url } }],
-        users: [{ name: 'sim', user: { token: 'unused' } }],
-      }),
-    );
-    const registry = join(base, 'plugins_registry');
-    const plugins = join(base, 'plugins');
-    cdiDir = join(base, 'cdi');
-    for (const dir of [registry, plugins]) mkdirSync(dir);
+    node = createDraTestNode({
+      plugin: gpuPlugin,
+      dir: base,
+      flags: common,
+      procRoot: fixture.procRoot,
+      mode: { onEvent: (e) => events.emit('event', e) },
+    });
+    cdiDir = node.cdiDir;
     sim = await createKubeletSim({
-      dir: join(base, 'kubelet'),
-      pluginsRegistryDir: registry,
-      dra: { pluginsRegistryDir: registry, apiServer: { url: api.url }, nodeName: NODE },
+      dir: node.kubeletDir,
+      pluginsRegistryDir: node.pluginsRegistryDir,
+      dra: { pluginsRegistryDir: node.pluginsRegistryDir, apiServer: { url: api.url }, nodeName: NODE },
     });
     const registered = sim.waitFor('dra-registered', (e) => e.driver === DRIVER, 30_000);
     firstPublish = nextEvent(events, (e) => e.source === 'slices' && e.type === 'published');
-    run = startPluginRun(
-      gpuPlugin,
-      [
-        'serve',
-        '--mode',
-        'dra',
-        ...common,
-        ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--cdi-dir', cdiDir],
-        ...['--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
-      ],
-      {
-        modes: { dra: createDraServeMode({ sliceDebounceMs: 10, onEvent: (e) => events.emit('event', e) }) },
-      },
-    );
+    node.start({ apiServer: api, nodeName: NODE });
     await registered;
   });
 
   afterAll(async () => {
-    await run?.stop();
+    await node?.stop();
     await sim?.close();
     await api?.close();
     fixture?.remove();

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveCdiDevices, startPluginRun, type PluginRun } from '@kdp/core/testing';
-import { createDraServeMode, type DraServeModeEvent } from '@kdp/dra';
+import { resolveCdiDevices, startPluginRun } from '@kdp/core/testing';
+import type { DraServeModeEvent } from '@kdp/dra';
+import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
 import { usbPlugin } from './plugin';
 import { addSampleMachine, createUsbFixture, SAMPLE_CONFIG, type UsbFixture } from './testing';
@@ -26,7 +27,7 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
   let base: string;
   let api: ApiServer;
   let sim: KubeletSim;
-  let run: PluginRun;
+  let node: DraTestNode | undefined;
   let cdiDir: string;
   /** The device-plugin mode's Allocate of one device, by resource and device ID. */
   const reference = new Map<string, Reference>();
@@ -78,24 +79,17 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
     }
 
     api = await createApiServer({ nodes: [NODE] });
-    const kubeconfig = join(base, 'kubeconfig');
-    writeFileSync(
-      kubeconfig,
-      JSON.stringify({
-        'current-context': 'sim',
-        contexts: [{ name: 'sim', context: { cluster: 'sim', user: 'sim' } }],
-        clusters: [{ name: 'sim', cluster: { server: api.url } }],
-        users: [{ name: 'sim', user: {} }],
-      }),
-    );
-    const registry = join(base, 'plugins_registry');
-    const plugins = join(base, 'plugins');
-    cdiDir = join(base, 'cdi');
-    for (const dir of [registry, plugins]) mkdirSync(dir);
+    node = createDraTestNode({
+      plugin: usbPlugin,
+      dir: base,
+      flags: common,
+      mode: { onEvent: (e) => events.emit('event', e) },
+    });
+    cdiDir = node.cdiDir;
     sim = await createKubeletSim({
-      dir: join(base, 'kubelet'),
-      pluginsRegistryDir: registry,
-      dra: { pluginsRegistryDir: registry, apiServer: { url: api.url }, nodeName: NODE },
+      dir: node.kubeletDir,
+      pluginsRegistryDir: node.pluginsRegistryDir,
+      dra: { pluginsRegistryDir: node.pluginsRegistryDir, apiServer: { url: api.url }, nodeName: NODE },
     });
     const registered = sim.waitFor('dra-registered', (e) => e.driver === DRIVER, 30_000);
     const allPublished = new Promise<void>((resolve) =>
@@ -104,22 +98,13 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
         if (RESOURCES.every((r) => published.has(`${NODE}/${r}`))) resolve();
       }),
     );
-    run = startPluginRun(
-      usbPlugin,
-      [
-        ...['serve', '--mode', 'dra', ...common, '--node-name', NODE, '--kubeconfig', kubeconfig],
-        ...['--cdi-dir', cdiDir, '--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
-      ],
-      {
-        modes: { dra: createDraServeMode({ sliceDebounceMs: 10, onEvent: (e) => events.emit('event', e) }) },
-      },
-    );
+    node.start({ apiServer: api, nodeName: NODE });
     await registered;
     await allPublished;
   });
 
   afterAll(async () => {
-    await run?.stop();
+    await node?.stop();
     await sim?.close();
     await api?.close();
     usb?.remove();

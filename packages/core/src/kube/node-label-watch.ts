@@ -1,4 +1,9 @@
-import { getKubeJson, KubeApiError, type KubeApiAccess } from './kube-api-access';
+import type { KubeApiAccess } from './kube-api-access';
+import { KubeApiError } from './kube-api-error';
+import { createKubeClient } from './kube-client';
+
+/** A Node object is far smaller than this; a larger answer is no Node. */
+const MAX_NODE_BYTES = 4 * 1024 * 1024;
 
 /** Options of {@link createNodeLabelWatch}. */
 export interface NodeLabelWatchOptions {
@@ -29,10 +34,11 @@ export function createNodeLabelWatch(options: NodeLabelWatchOptions): NodeLabelW
   let timer: NodeJS.Timeout | undefined;
   let lastError: string | undefined;
   const path = `/api/v1/nodes/${encodeURIComponent(options.nodeName)}`;
+  const client = createKubeClient({ access: options.access, maxResponseBytes: MAX_NODE_BYTES });
   const refresh = async (): Promise<boolean> => {
     let node: unknown;
     try {
-      node = await getKubeJson(options.access, path);
+      node = await client.get(path);
     } catch (error) {
       const err = error instanceof Error ? error : new Error(String(error));
       const message =

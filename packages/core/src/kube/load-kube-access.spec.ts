@@ -1,16 +1,16 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { createTestDirs } from './dra-test.fixture';
 import { loadKubeAccess } from './load-kube-access';
 
 describe('loadKubeAccess', () => {
-  let dirs: ReturnType<typeof createTestDirs>;
-  beforeEach(() => (dirs = createTestDirs()));
-  afterEach(() => dirs.remove());
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'kdp-kubeconfig-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   function kubeconfig(cluster: object, user: object): string {
-    const path = join(dirs.root, 'kubeconfig');
+    const path = join(dir, 'kubeconfig');
     writeFileSync(
       path,
       stringify({
@@ -39,8 +39,8 @@ describe('loadKubeAccess', () => {
   });
 
   it('resolves CA and token files relative to the kubeconfig', async () => {
-    writeFileSync(join(dirs.root, 'ca.crt'), 'CA-FILE');
-    writeFileSync(join(dirs.root, 'token'), 'from-file\n');
+    writeFileSync(join(dir, 'ca.crt'), 'CA-FILE');
+    writeFileSync(join(dir, 'token'), 'from-file\n');
     const path = kubeconfig(
       { server: 'https://k', 'certificate-authority': 'ca.crt' },
       { tokenFile: 'token' },
@@ -63,7 +63,7 @@ describe('loadKubeAccess', () => {
   });
 
   it('uses the service account in a pod and says so when there is none', async () => {
-    const sa = join(dirs.root, 'sa');
+    const sa = join(dir, 'sa');
     mkdirSync(sa);
     writeFileSync(join(sa, 'token'), 'sa-token');
     const env = { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' };

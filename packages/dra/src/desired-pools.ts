@@ -1,0 +1,28 @@
+import { messageOf } from './message-of';
+import { deviceKey, splitPool, type ApiDevice, type SliceDevice, type SlicePools } from './pool-slices';
+
+/** One pool of the device model, cut into slices. */
+export interface DesiredPool {
+  readonly slices: readonly ApiDevice[][];
+  /** The device keys of each slice, to compare with what is stored. */
+  readonly keys: readonly string[][];
+  /** The whole pool's content, to recognise it again after a 422. */
+  readonly key: string;
+}
+
+/** The device model cut into slices of at most `maxPerSlice` devices, by pool; throws on a duplicate device name. */
+export function toDesiredPools(pools: SlicePools, maxPerSlice: number): Map<string, DesiredPool> {
+  const entries = pools instanceof Map ? [...pools.entries()] : Object.entries(pools);
+  const result = new Map<string, DesiredPool>();
+  for (const [pool, devices] of entries as [string, readonly SliceDevice[]][]) {
+    let slices: ApiDevice[][];
+    try {
+      slices = splitPool(devices, maxPerSlice);
+    } catch (error) {
+      throw new Error(`pool ${pool}: ${messageOf(error)}`);
+    }
+    const keys = slices.map((slice) => slice.map(deviceKey));
+    result.set(pool, { slices, keys, key: keys.map((k) => k.join('\n')).join('\n--\n') });
+  }
+  return result;
+}

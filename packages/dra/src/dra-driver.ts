@@ -1,0 +1,56 @@
+import type { CdiContainerEdits } from '@kdp/core';
+import type { ClaimRef } from './check-allocation';
+import type { PreparedClaimRecord, PreparedDeviceRecord } from './checkpoint';
+import type {
+  DeviceAllocationConfiguration,
+  DeviceRequestAllocationResult,
+  ResourceClaim,
+} from './resource-claim';
+
+/** What the library hands the driver's prepare callback for one claim. */
+export interface PrepareInput {
+  /** The ResourceClaim as read from the API server (UID and allocation checked). */
+  readonly claim: ResourceClaim;
+  /** This driver's allocation results. */
+  readonly results: readonly DeviceRequestAllocationResult[];
+  /** This driver's opaque configs, in claim order (class configs first; later entries win). */
+  readonly config: readonly DeviceAllocationConfiguration[];
+}
+
+/** One device the driver prepared. */
+export interface PreparedDevice {
+  /** The claim requests it serves (empty: all). */
+  readonly requestNames: readonly string[];
+  readonly poolName: string;
+  readonly deviceName: string;
+  /** Container edits for this device: the library puts them into the claim's CDI spec and adds that CDI ID. */
+  readonly containerEdits?: CdiContainerEdits | undefined;
+  /** Further fully qualified CDI IDs the driver owns (e.g. from a static spec). */
+  readonly cdiDeviceIds?: readonly string[] | undefined;
+  /** The share this device is (devices that allow several allocations). */
+  readonly shareId?: string | undefined;
+}
+
+/** What the driver's prepare callback returns for one claim. */
+export interface PrepareOutput {
+  readonly devices: readonly PreparedDevice[];
+  /** Edits for every container that gets any device of the claim (a CDI device of its own, on every device). */
+  readonly containerEdits?: CdiContainerEdits | undefined;
+}
+
+/** What the driver's unprepare callback gets: the claim as checkpointed (it may be gone from the API server). */
+export interface UnprepareInput {
+  readonly claim: ClaimRef;
+  readonly devices: readonly PreparedDeviceRecord[];
+  readonly results: readonly DeviceRequestAllocationResult[];
+  /** `PrepareStarted`: a prepare failed or was cut short; undo whatever part of it happened. */
+  readonly state: PreparedClaimRecord['state'];
+}
+
+/** The device-specific work of a DRA driver; everything else (checks, CDI, checkpoint) is the library's. */
+export interface DraDriver {
+  /** Prepares one claim's devices; throw to fail that claim (the message reaches the pod's events). */
+  prepare(input: PrepareInput): Promise<PrepareOutput>;
+  /** Undoes a prepare; optional. Throw to fail the unprepare (the kubelet retries). */
+  unprepare?(input: UnprepareInput): Promise<void>;
+}

@@ -1,0 +1,73 @@
+import { status, type sendUnaryData } from '@grpc/grpc-js';
+import type { draV1 } from '@kdp/api';
+import type { ClaimRef } from './check-allocation';
+import type { ClaimPreparer } from './claim-preparer';
+
+/** Options of {@link createDraService}. */
+export interface DraServiceOptions {
+  readonly preparer: Pick<ClaimPreparer, 'prepare' | 'unprepare'>;
+  /** Told after each call: how many claims it had and the errors of those that failed. */
+  readonly report: (type: 'prepared' | 'unprepared', claims: number, errors: readonly string[]) => void;
+}
+
+/**
+ * The DRAPlugin service (v1; v1beta1 has the same messages but for `share_id`): NodePrepareResources and
+ * NodeUnprepareResources answered claim by claim from the preparer; a call fails as a whole (INTERNAL) only when
+ * the preparer itself throws.
+ */
+export function createDraService(options: DraServiceOptions): draV1.DRAPluginServer {
+  const { preparer, report } = options;
+  return {
+    nodePrepareResources: (call, callback) =>
+      answer(callback, async () => {
+        const claims = claimRefs(call.request?.claims);
+        const outcomes = await preparer.prepare(claims);
+        const response: draV1.NodePrepareResourcesResponse = { claims: {} };
+        const errors: string[] = [];
+        for (const [uid, outcome] of outcomes) {
+          if (outcome.error !== undefined) errors.push(outcome.error);
+          response.claims[uid] = {
+            error: outcome.error ?? '',
+            devices: (outcome.devices ?? []).map((d) => ({
+              requestNames: [...d.requestNames],
+              poolName: d.poolName,
+              deviceName: d.deviceName,
+              cdiDeviceIds: [...d.cdiDeviceIds],
+              ...(d.shareId !== undefined ? { shareId: d.shareId } : {}),
+            })),
+          };
+        }
+        report('prepared', claims.length, errors);
+        return response;
+      }),
+    nodeUnprepareResources: (call, callback) =>
+      answer(callback, async () => {
+        const claims = claimRefs(call.request?.claims);
+        const outcomes = await preparer.unprepare(claims);
+        const response: draV1.NodeUnprepareResourcesResponse = { claims: {} };
+        for (const [uid, error] of outcomes) response.claims[uid] = { error };
+        report(
+          'unprepared',
+          claims.length,
+          [...outcomes.values()].filter((e) => e !== ''),
+        );
+        return response;
+      }),
+  };
+}
+
+/** The claims of a request, each field a string ('' when missing; the preparer answers that claim's error). */
+function claimRefs(claims: readonly Partial<ClaimRef>[] | undefined): ClaimRef[] {
+  return (claims ?? []).map((c) => ({ namespace: c.namespace ?? '', name: c.name ?? '', uid: c.uid ?? '' }));
+}
+
+function answer<T>(callback: sendUnaryData<T>, run: () => Promise<T>): void {
+  run().then(
+    (response) => callback(null, response),
+    (error: unknown) =>
+      callback(
+        { code: status.INTERNAL, details: error instanceof Error ? error.message : String(error) },
+        null,
+      ),
+  );
+}
