@@ -23,7 +23,7 @@ import type { PluginDevice } from '@kdp/core';
 import { definePlugin } from '@kdp/core/plugin';
 import { startPluginRun, type PluginRun } from '@kdp/core/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
-import { createDraServeMode, type DraServeModeEvent } from '../src/index';
+import { createDraServeMode, type DraServeModeEvent } from '../src/dra-serve-mode';
 import { formatTable, percentile } from './bench-table';
 
 const NODE = 'bench-node';

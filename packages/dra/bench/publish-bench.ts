@@ -2,7 +2,8 @@
 // Not a test: the numbers depend on the machine. Loopback HTTP, one API server per run.
 import { performance } from 'node:perf_hooks';
 import { createApiServer } from '@kdp/kubelet-sim';
-import { createSlicePublisher, type SliceDevice, type SlicePublisherEvent } from '../src/index';
+import type { SliceDevice } from '../src/pool-slices';
+import { createSlicePublisher, type SlicePublisherEvent } from '../src/slice-publisher';
 import { formatTable, percentile } from './bench-table';
 
 const NODE = 'bench-node';
