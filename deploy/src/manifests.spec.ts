@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFieldNames, type TypedObject } from './check-field-names';
 import { deployDir, repoRoot } from './deploy-dir';
-import { deployedPlugins, kustomizations } from './kdp-plugins';
+import { componentHosts, deployedPlugins, kustomizations } from './kdp-plugins';
+import { kustomizationDirs } from './kustomization-dirs';
+import { isComponent } from './kustomize-build';
 import { objectId, type KubeObject } from './kube-object';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 import { kubernetesSchemaVersion, schemaModel } from './schema-models';
 
-const builds = kustomizations.map((dir) => ({ dir, objects: renderKustomization(join(deployDir, dir)) }));
+const builds = kustomizations.map((dir) => ({ dir, objects: kustomizeBuild(join(deployDir, dir)) }));
 
 function typed(label: string, object: KubeObject): TypedObject {
   const model = schemaModel(object.apiVersion, object.kind);
@@ -72,6 +74,41 @@ describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenA
     );
     expect(problems.join('\n')).toMatch(/usb: Type 'string' is not assignable to type 'string\[\]'/);
   }, 60_000);
+});
+
+// Kinds with no vendored schema, checked structurally by their own specs (dra-variants, nfd-rules).
+const checkedElsewhere = new Set([
+  'resource.k8s.io/v1/DeviceClass',
+  'nfd.k8s-sigs.io/v1alpha1/NodeFeatureRule',
+]);
+
+describe('every kustomization directory under deploy/, rendered by the pinned kubectl kustomize', () => {
+  const dirs = kustomizationDirs(deployDir);
+
+  it('finds them all (31 and more), and every Component has a build to render it over', () => {
+    expect(dirs.length).toBeGreaterThanOrEqual(31);
+    expect(dirs).toEqual(expect.arrayContaining([...kustomizations, 'dra/base', 'components/cdi']));
+    const components = dirs.filter((dir) => isComponent(join(deployDir, dir)));
+    expect(components.sort()).toEqual(Object.keys(componentHosts).sort());
+  });
+
+  it.each(dirs)('deploy/%s renders, and every object validates against its schema', (dir) => {
+    const host = componentHosts[dir];
+    const objects = kustomizeBuild(
+      join(deployDir, dir),
+      host === undefined ? undefined : join(deployDir, host),
+    );
+    expect(objects.length).toBeGreaterThan(0);
+    for (const object of objects) {
+      const type = `${object.apiVersion}/${object.kind}`;
+      const model = schemaModel(object.apiVersion, object.kind);
+      expect({ id: objectId(object), known: model !== undefined || checkedElsewhere.has(type) }).toEqual({
+        id: objectId(object),
+        known: true,
+      });
+      expect(() => model?.validate(object)).not.toThrow();
+    }
+  });
 });
 
 describe('the namespace and the service account', () => {

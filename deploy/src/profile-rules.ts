@@ -1,8 +1,14 @@
 import { join } from 'node:path';
 import { deployDir } from './deploy-dir';
-import { deployedPlugins, draVariants, kustomizations, type DeployedPlugin } from './kdp-plugins';
+import {
+  componentHosts,
+  deployedPlugins,
+  draVariants,
+  kustomizations,
+  type DeployedPlugin,
+} from './kdp-plugins';
 import type { KubeObject } from './kube-object';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 
 /** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
 export interface ProfileRule {
@@ -80,10 +86,14 @@ function deployedOf(daemonSet: KubeObject): DeployedPlugin | undefined {
   );
 }
 
-/** Every kdp plugin DaemonSet of every build, with its build folder and plugin (one plugin appears in several builds). */
+/** Every kdp plugin DaemonSet of every build and component, with its folder and plugin (one plugin appears in several). */
 export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeObject }[] {
-  return kustomizations.flatMap((dir) =>
-    renderKustomization(join(deployDir, dir))
+  const builds: [string, string | undefined][] = [
+    ...kustomizations.map((dir): [string, undefined] => [dir, undefined]),
+    ...Object.entries(componentHosts),
+  ];
+  return builds.flatMap(([dir, host]) =>
+    kustomizeBuild(join(deployDir, dir), host === undefined ? undefined : join(deployDir, host))
       .filter(
         (object) =>
           object.kind === 'DaemonSet' &&
@@ -254,11 +264,13 @@ export const profileRules: readonly ProfileRule[] = [
         : ['priorityClassName must be system-node-critical'],
   },
   {
-    name: 'no service-account token',
-    check: (ds) =>
-      podSpec(ds)['automountServiceAccountToken'] === false
+    name: 'no service-account token, unless --node-config-label reads the node labels (opt-in, get nodes only)',
+    check: (ds) => {
+      const wanted = containers(ds).some((c) => argValue(c, '--node-config-label') !== undefined);
+      return podSpec(ds)['automountServiceAccountToken'] === wanted
         ? []
-        : ['automountServiceAccountToken must be false'],
+        : [`automountServiceAccountToken must be ${String(wanted)}`];
+    },
   },
   {
     name: 'memory request and limit as measured for the plugin (64Mi/128Mi, the all-in-one 128Mi/256Mi); CPU request at most 20m',
