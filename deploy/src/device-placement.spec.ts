@@ -72,7 +72,7 @@ describe('placement: one list feeds the affinities, the tolerations and the Node
   });
 
   it('deploy/nfd holds the NodeFeatureRules the list implies (none for USB)', () => {
-    const byName = (objects: readonly object[]): object[] =>
+    const byName = (objects: readonly unknown[]): unknown[] =>
       [...objects].sort((a, b) =>
         JSON.stringify((a as KubeObject).metadata.name).localeCompare(
           JSON.stringify((b as KubeObject).metadata.name),
