@@ -216,6 +216,23 @@ describe('deploy/helm/kdp with the pinned helm', () => {
     }
   });
 
+  it('keeps the device plugins off the nodes labelled for a DRA driver that is on (one mode per node)', () => {
+    const allInOne = objectsOf('all-in-one beside the GPU DRA driver').find(
+      (o) => o.kind === 'DaemonSet' && o.metadata.name === 'kdp-device-plugins',
+    ) as KubeObject;
+    const terms = (allInOne['spec'] as Mapping)['template']['spec']['affinity']['nodeAffinity'][
+      'requiredDuringSchedulingIgnoredDuringExecution'
+    ]['nodeSelectorTerms'] as Mapping[];
+    expect(terms.length).toBeGreaterThan(1);
+    for (const term of terms)
+      expect(term['matchExpressions']).toContainEqual({
+        key: 'kdp.dev/gpu.mode',
+        operator: 'NotIn',
+        values: ['dra'],
+      });
+    expect(JSON.stringify(terms)).not.toContain('kdp.dev/usb.mode');
+  });
+
   it('applies the values: image, tolerations, nodeSelector, per-node config, an existing ConfigMap', () => {
     const objects = objectsOf('per-node config, scheduling and image values');
     const gpu = objects.find(

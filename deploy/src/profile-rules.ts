@@ -103,6 +103,15 @@ export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeO
   );
 }
 
+/** `kdp.dev/<plugin>.mode NotIn [dra]`: one mode per node, a device plugin stays off its DRA driver's nodes. */
+function isOffDra(expression: { key: string; operator: string; values?: string[] }): boolean {
+  return (
+    /^kdp\.dev\/[a-z]+\.mode$/.test(expression.key) &&
+    expression.operator === 'NotIn' &&
+    JSON.stringify(expression.values) === '["dra"]'
+  );
+}
+
 /** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
 export function memoryBytes(quantity: string | undefined): number {
   const match = /^(\d+)(Ki|Mi|Gi)?$/.exec(quantity ?? '');
@@ -355,22 +364,28 @@ export const profileRules: readonly ProfileRule[] = [
     },
   },
   {
-    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label',
+    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label (and off kdp.dev/<plugin>.mode=dra nodes)',
     check: (ds) => {
       const terms = nodeSelectorTerms(ds);
       const optIn = `kdp.dev/${pluginOf(ds)}.present`;
       const problems: string[] = [];
-      const hasOptIn = terms.some(
-        (term) =>
-          term.matchExpressions?.length === 1 &&
-          term.matchExpressions[0]?.key === optIn &&
-          term.matchExpressions[0].operator === 'In' &&
-          JSON.stringify(term.matchExpressions[0].values) === '["true"]',
-      );
+      const hasOptIn = terms.some((term) => {
+        const expressions = (term.matchExpressions ?? []).filter((expression) => !isOffDra(expression));
+        return (
+          expressions.length === 1 &&
+          expressions[0]?.key === optIn &&
+          expressions[0].operator === 'In' &&
+          JSON.stringify(expressions[0].values) === '["true"]'
+        );
+      });
       if (!hasOptIn) problems.push(`no node selector term that is exactly ${optIn}=true`);
       for (const term of terms) {
         for (const expression of term.matchExpressions ?? []) {
-          if (expression.key !== optIn && !expression.key.startsWith('feature.node.kubernetes.io/')) {
+          if (
+            expression.key !== optIn &&
+            !isOffDra(expression) &&
+            !expression.key.startsWith('feature.node.kubernetes.io/')
+          ) {
             problems.push(`node selector key ${expression.key} is neither NFD's nor the opt-in label`);
           }
         }
