@@ -86,6 +86,7 @@ const cases: Case[] = [
         ...off,
         gpu: {
           enabled: true,
+          migStrategy: 'single',
           config: {
             map: { 'a100.yaml': 'version: v1\n', 'default.yaml': 'version: v1\n' },
             default: 'default.yaml',
@@ -136,6 +137,9 @@ describe('deploy/helm/kdp with the pinned helm', () => {
       /plugins\/gpu\/enabled|plugins\.gpu\.enabled/,
     );
     expect(() => runHelm(['template', 'kdp', chart, '--set', 'plugins.tpu.enabled=true'])).toThrow(/tpu/);
+    expect(() => runHelm(['template', 'kdp', chart, '--set', 'plugins.gpu.migStrategy=all'])).toThrow(
+      /migStrategy/,
+    );
     expect(() => runHelm(['template', 'kdp', chart, '--set', 'image.pullPolicy=Sometimes'])).toThrow(
       /pullPolicy/,
     );
@@ -245,6 +249,7 @@ describe('deploy/helm/kdp with the pinned helm', () => {
         '--config=/etc/kdp/gpu',
         '--default-config=default.yaml',
         '--node-config-label=nvidia.com/device-plugin.config',
+        '--mig-strategy=single',
       ]),
     );
     expect(pod['tolerations']).toContainEqual({

@@ -85,6 +85,8 @@ plugin: cdi and nodeConfig apply), draFamilies (the DRA families this DaemonSet 
 {{- $_ := set $pod "automountServiceAccountToken" true }}
 {{- $args = append $args (printf "--node-config-label=%s" $root.Values.nodeConfig.label) }}
 {{- end }}
+{{- /* NVIDIA's --mig-strategy, which the GPU plugin takes as nvidia.migStrategy. */}}
+{{- with $v.migStrategy }}{{ $args = append $args (printf "--mig-strategy=%s" .) }}{{ end }}
 {{- $_ := set $container "args" (concat $args (default list $v.extraArgs)) }}
 {{- include "kdp.emit" (dict "object" $ds "namespace" $root.Release.Namespace "labels" .labels "templateLabels" true) }}
 {{- end }}
