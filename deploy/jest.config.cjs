@@ -3,4 +3,7 @@ module.exports = {
   // nx-ignore-next-line
   ...require('../tools/jest/jest.preset.cjs'),
   displayName: 'deploy',
+  // The pinned kubectl (kustomize) and helm: KDP_KUBECTL and KDP_HELM in every test.
+  // nx-ignore-next-line
+  globalSetup: '<rootDir>/../tools/kube-tools/jest-global-setup.cjs',
 };

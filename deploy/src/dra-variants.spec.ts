@@ -14,7 +14,7 @@ import { draVariants, type DraVariant } from './kdp-plugins';
 import { objectId, type KubeObject } from './kube-object';
 import { parseYamlDocuments } from './parse-yaml-documents';
 import { draProfileRules, profileRules } from './profile-rules';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 import { flagValues, podSpecOf } from './resolved-args';
 import { schemaModel } from './schema-models';
 
@@ -31,7 +31,7 @@ const STANDARD_DOMAIN = 'resource.kubernetes.io';
 
 const builds = draVariants.map((variant) => ({
   variant,
-  objects: renderKustomization(join(deployDir, variant.dir)),
+  objects: kustomizeBuild(join(deployDir, variant.dir)),
 }));
 const examples = new Map(
   draVariants.map((variant) => {

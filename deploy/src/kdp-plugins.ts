@@ -101,3 +101,10 @@ const draVariant = (plugin: DeployedPlugin): DraVariant => ({
 export const draVariants: readonly DraVariant[] = singlePlugins
   .filter((plugin) => plugin.name === 'gpu' || plugin.name === 'usb')
   .map(draVariant);
+
+/** The build each Component is rendered over in the tests (kubectl renders no Component alone). */
+export const componentHosts: Readonly<Record<string, string>> = {
+  'components/cdi': 'gpu',
+  'components/metrics': 'all',
+  'components/node-config-label': 'all',
+};

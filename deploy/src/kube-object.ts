@@ -23,12 +23,12 @@ const clusterScoped = new Set([
 ]);
 
 /** Whether objects of this kind live in a namespace. */
-export function isNamespaced(kind: string): boolean {
+function isNamespaced(kind: string): boolean {
   return !clusterScoped.has(kind);
 }
 
 /** The API group of an apiVersion (`apps/v1` → `apps`, `v1` → ``). */
-export function apiGroup(apiVersion: string): string {
+function apiGroup(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }

@@ -2,12 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkFieldNames, type TypedObject } from './check-field-names';
 import { deployDir, repoRoot } from './deploy-dir';
-import { deployedPlugins, kustomizations } from './kdp-plugins';
+import { componentHosts, deployedPlugins, kustomizations } from './kdp-plugins';
+import { kustomizationDirs } from './kustomization-dirs';
+import { isComponent } from './kustomize-build';
 import { objectId, type KubeObject } from './kube-object';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 import { kubernetesSchemaVersion, schemaModel } from './schema-models';
+import { schemaProblems } from './schema-problems';
 
-const builds = kustomizations.map((dir) => ({ dir, objects: renderKustomization(join(deployDir, dir)) }));
+const builds = kustomizations.map((dir) => ({ dir, objects: kustomizeBuild(join(deployDir, dir)) }));
 
 function typed(label: string, object: KubeObject): TypedObject {
   const model = schemaModel(object.apiVersion, object.kind);
@@ -45,6 +48,18 @@ describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenA
     expect(() => model?.validate(ds2)).toThrow('must be equal to one of the allowed values');
   });
 
+  it('schemaProblems reports a kind without a schema and an invalid object', () => {
+    const ds = structuredClone(
+      builds.find((b) => b.dir === 'gpu')?.objects.find((o) => o.kind === 'DaemonSet'),
+    ) as KubeObject;
+    (ds['spec'] as { updateStrategy: { type: string } }).updateStrategy.type = 'Rolling';
+    const unknown: KubeObject = { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g' } };
+    expect(schemaProblems([ds, unknown])).toEqual([
+      expect.stringMatching(/^apps\/DaemonSet\/kdp-system\/gpu-device-plugin: .*allowed values/),
+      'example.com/Gadget//g: no schema for example.com/v1 Gadget',
+    ]);
+  });
+
   // The OpenAPI schema admits unknown fields; kubectl apply's strict field validation does not.
   it('holds no field the API does not know, and no mistyped one (TypeScript excess-property check)', () => {
     const seen = new Map<string, TypedObject>();
@@ -72,6 +87,27 @@ describe(`every manifest against the Kubernetes ${kubernetesSchemaVersion} OpenA
     );
     expect(problems.join('\n')).toMatch(/usb: Type 'string' is not assignable to type 'string\[\]'/);
   }, 60_000);
+});
+
+describe('every kustomization directory under deploy/, rendered by the pinned kubectl kustomize', () => {
+  const dirs = kustomizationDirs(deployDir);
+
+  it('finds them all (31 and more), and every Component has a build to render it over', () => {
+    expect(dirs.length).toBeGreaterThanOrEqual(31);
+    expect(dirs).toEqual(expect.arrayContaining([...kustomizations, 'dra/base', 'components/cdi']));
+    const components = dirs.filter((dir) => isComponent(join(deployDir, dir)));
+    expect(components.sort()).toEqual(Object.keys(componentHosts).sort());
+  });
+
+  it.each(dirs)('deploy/%s renders, and every object validates against its schema', (dir) => {
+    const host = componentHosts[dir];
+    const objects = kustomizeBuild(
+      join(deployDir, dir),
+      host === undefined ? undefined : join(deployDir, host),
+    );
+    expect(objects.length).toBeGreaterThan(0);
+    expect(schemaProblems(objects)).toEqual([]);
+  });
 });
 
 describe('the namespace and the service account', () => {

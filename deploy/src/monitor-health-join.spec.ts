@@ -9,7 +9,7 @@ import { podSpecOf, resolvedArgs, type PodContainer, type PodPlacement } from '.
 import { deployDir, repoRoot } from './deploy-dir';
 import type { KubeObject } from './kube-object';
 import { monitorName, monitorScrapeTargets, pluginDaemonSets } from './monitor-reach-problems';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 
 // `kubectl apply -k deploy/device-plugins` and `deploy/all` on a node, played here: the plugin (the all-in-one,
 // or the GPU plugin of deploy/all) and device-monitor run as processes with the rendered DaemonSets' own args
@@ -129,7 +129,7 @@ const cases = [
 it.each(cases)(
   "deploy/$build: the monitor, as rendered, joins $pluginName's device health to the pods holding the devices",
   async ({ build, pluginName, ports }) => {
-    const objects = renderKustomization(join(deployDir, build));
+    const objects = kustomizeBuild(join(deployDir, build));
     const pluginDs = pluginDaemonSets(objects).find((ds) => ds.metadata.name === pluginName) as KubeObject;
     const monitorDs = objects.find(
       (o) => o.kind === 'DaemonSet' && o.metadata.name === monitorName,

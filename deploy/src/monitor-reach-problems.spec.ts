@@ -11,13 +11,13 @@ import {
   pluginMetricsReach,
   samplePlacement,
 } from './monitor-reach-problems';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 
 // `kubectl apply -k deploy/all` must give per-pod device health with no extra step: in every build that ships
 // the device monitor, each plugin endpoint it scrapes is served on its node's IP by a plugin DaemonSet of the
 // same build, and each of those plugins is scraped.
 
-const builds = new Map(kustomizations.map((dir) => [dir, renderKustomization(join(deployDir, dir))]));
+const builds = new Map(kustomizations.map((dir) => [dir, kustomizeBuild(join(deployDir, dir))]));
 const build = (dir: string): KubeObject[] => structuredClone(builds.get(dir) as KubeObject[]);
 const isMonitor = (object: KubeObject) => object.kind === 'DaemonSet' && object.metadata.name === monitorName;
 const withMonitor = [...builds].filter(([, objects]) => objects.some(isMonitor)).map(([dir]) => dir);
@@ -66,11 +66,12 @@ describe('the check catches a monitor that could not reach a plugin', () => {
     monitor.env = (monitor.env ?? []).filter((entry) => entry.name === 'NODE_IP');
     const noHostPort = (name: string, port: number) =>
       `${name}: metrics port ${port} has no hostPort and the pod no hostNetwork: only the pod's IP reaches it, which the monitor cannot know`;
+    // In kubectl kustomize's output order (objects sorted by kind, then name).
     expect(monitorReachProblems(old)).toEqual([
+      noHostPort('fpga-device-plugin', 9405),
       noHostPort('gpu-device-plugin', 9401),
       noHostPort('infiniband-device-plugin', 9403),
       noHostPort('usb-device-plugin', 9404),
-      noHostPort('fpga-device-plugin', 9405),
       `${monitorName}: scrapes NODE_IP:9401, where no plugin DaemonSet of this build listens`,
       `sriov-device-plugin: serves its metrics at NODE_IP:9402, which ${monitorName} does not scrape`,
     ]);

@@ -12,7 +12,7 @@ import {
   type DeployedPlugin,
 } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 
 // The example ConfigMaps and the DaemonSets' flags must be what each plugin's own binary accepts: each plugin
 // is bundled as its build target does and run with them on an empty node: the ConfigMaps with `discover`, the
@@ -153,7 +153,7 @@ function broken(config: DeployedConfig, text: string): string {
 }
 
 describe.each(cases)('deploy/$build: the plugin accepts what the manifests give it', ({ build, plugin }) => {
-  const objects = renderKustomization(join(deployDir, build));
+  const objects = kustomizeBuild(join(deployDir, build));
 
   it(`the example ConfigMaps validate with ${plugin.binary} (exit 0, no unknown key)`, async () => {
     const root = mkdtempSync(join(work, `${plugin.name}-`));

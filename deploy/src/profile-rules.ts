@@ -1,8 +1,14 @@
 import { join } from 'node:path';
 import { deployDir } from './deploy-dir';
-import { deployedPlugins, draVariants, kustomizations, type DeployedPlugin } from './kdp-plugins';
+import {
+  componentHosts,
+  deployedPlugins,
+  draVariants,
+  kustomizations,
+  type DeployedPlugin,
+} from './kdp-plugins';
 import type { KubeObject } from './kube-object';
-import { renderKustomization } from './render-kustomization';
+import { kustomizeBuild } from './kustomize-build';
 
 /** A rule of kdp's DaemonSet profile: returns the violations it finds (empty = satisfied). */
 export interface ProfileRule {
@@ -80,16 +86,29 @@ function deployedOf(daemonSet: KubeObject): DeployedPlugin | undefined {
   );
 }
 
-/** Every kdp plugin DaemonSet of every build, with its build folder and plugin (one plugin appears in several builds). */
+/** Every kdp plugin DaemonSet of every build and component, with its folder and plugin (one plugin appears in several). */
 export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeObject }[] {
-  return kustomizations.flatMap((dir) =>
-    renderKustomization(join(deployDir, dir))
+  const builds: [string, string | undefined][] = [
+    ...kustomizations.map((dir): [string, undefined] => [dir, undefined]),
+    ...Object.entries(componentHosts),
+  ];
+  return builds.flatMap(([dir, host]) =>
+    kustomizeBuild(join(deployDir, dir), host === undefined ? undefined : join(deployDir, host))
       .filter(
         (object) =>
           object.kind === 'DaemonSet' &&
           object.metadata.labels?.['app.kubernetes.io/component'] === 'device-plugin',
       )
       .map((object) => ({ dir, plugin: pluginOf(object), object })),
+  );
+}
+
+/** `kdp.dev/<plugin>.mode NotIn [dra]`: one mode per node, a device plugin stays off its DRA driver's nodes. */
+function isOffDra(expression: { key: string; operator: string; values?: string[] }): boolean {
+  return (
+    /^kdp\.dev\/[a-z]+\.mode$/.test(expression.key) &&
+    expression.operator === 'NotIn' &&
+    JSON.stringify(expression.values) === '["dra"]'
   );
 }
 
@@ -254,11 +273,13 @@ export const profileRules: readonly ProfileRule[] = [
         : ['priorityClassName must be system-node-critical'],
   },
   {
-    name: 'no service-account token',
-    check: (ds) =>
-      podSpec(ds)['automountServiceAccountToken'] === false
+    name: 'no service-account token, unless --node-config-label reads the node labels (opt-in, get nodes only)',
+    check: (ds) => {
+      const wanted = containers(ds).some((c) => argValue(c, '--node-config-label') !== undefined);
+      return podSpec(ds)['automountServiceAccountToken'] === wanted
         ? []
-        : ['automountServiceAccountToken must be false'],
+        : [`automountServiceAccountToken must be ${String(wanted)}`];
+    },
   },
   {
     name: 'memory request and limit as measured for the plugin (64Mi/128Mi, the all-in-one 128Mi/256Mi); CPU request at most 20m',
@@ -343,22 +364,28 @@ export const profileRules: readonly ProfileRule[] = [
     },
   },
   {
-    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label',
+    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label (and off kdp.dev/<plugin>.mode=dra nodes)',
     check: (ds) => {
       const terms = nodeSelectorTerms(ds);
       const optIn = `kdp.dev/${pluginOf(ds)}.present`;
       const problems: string[] = [];
-      const hasOptIn = terms.some(
-        (term) =>
-          term.matchExpressions?.length === 1 &&
-          term.matchExpressions[0]?.key === optIn &&
-          term.matchExpressions[0].operator === 'In' &&
-          JSON.stringify(term.matchExpressions[0].values) === '["true"]',
-      );
+      const hasOptIn = terms.some((term) => {
+        const expressions = (term.matchExpressions ?? []).filter((expression) => !isOffDra(expression));
+        return (
+          expressions.length === 1 &&
+          expressions[0]?.key === optIn &&
+          expressions[0].operator === 'In' &&
+          JSON.stringify(expressions[0].values) === '["true"]'
+        );
+      });
       if (!hasOptIn) problems.push(`no node selector term that is exactly ${optIn}=true`);
       for (const term of terms) {
         for (const expression of term.matchExpressions ?? []) {
-          if (expression.key !== optIn && !expression.key.startsWith('feature.node.kubernetes.io/')) {
+          if (
+            expression.key !== optIn &&
+            !isOffDra(expression) &&
+            !expression.key.startsWith('feature.node.kubernetes.io/')
+          ) {
             problems.push(`node selector key ${expression.key} is neither NFD's nor the opt-in label`);
           }
         }
