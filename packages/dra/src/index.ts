@@ -11,3 +11,4 @@
 
 export { createDraServeMode } from './dra-serve-mode';
 export type { DraServeModeEvent, DraServeModeOptions } from './dra-serve-mode';
+export { toSliceDevice } from './dra-serve-mode-devices';
