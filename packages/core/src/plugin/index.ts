@@ -62,13 +62,24 @@ export type {
   ExcludedDevice,
 } from './discover-result';
 export { formatDiscoverTable } from './format-discover-table';
-export { isRefused, klogFlags, klogVerbosityLevel, parseGoBool, parseGoInt } from './compat';
+export {
+  compat,
+  isGoTrue,
+  isRefused,
+  klogFlags,
+  klogVerbosityLevel,
+  parseGoBool,
+  parseGoInt,
+  useCdiOption,
+} from './compat';
 export type {
   AcceptedCompatOption,
   CompatConfigFormat,
   CompatConversion,
   CompatLayer,
   CompatOption,
+  CompatOptionKind,
   CompatTarget,
   RefusedCompatOption,
+  ToFlagOptions,
 } from './compat';
