@@ -34,7 +34,7 @@ export type Command =
 /** The serve mode a command line chose, with its own flags parsed. */
 export interface ChosenMode {
   readonly name: string;
-  readonly mode: ServeMode;
+  readonly serveMode: ServeMode;
   readonly flags: Readonly<Record<string, unknown>>;
 }
 
@@ -438,8 +438,8 @@ function modeOf(
 ): ChosenMode {
   const modeSlot = slots.find((slot) => slot.name === 'mode' && slot.plugin === undefined);
   const name = modeSlot === undefined ? DEVICE_PLUGIN_MODE : (value(modeSlot) as string);
-  const mode = program.modes[name];
-  if (mode === undefined) throw new Error(`${program.binary}: the program has no ${name} serve mode`);
+  const serveMode = program.modes[name];
+  if (serveMode === undefined) throw new Error(`${program.binary}: the program has no ${name} serve mode`);
   const flags: Record<string, unknown> = {};
   for (const slot of slots) {
     const owner =
@@ -451,7 +451,7 @@ function modeOf(
       throw new UsageError(`--${slot.name} applies to --mode ${owner} only, not --mode ${name}`);
     if (slot.modeOf === name) flags[slot.name] = value(slot);
   }
-  return { name, mode, flags };
+  return { name, serveMode, flags };
 }
 
 /** `--device-list-strategy`: undefined when absent (each resource's default), never an empty list. */

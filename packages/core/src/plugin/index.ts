@@ -43,6 +43,7 @@ export type { MultiPluginProgram } from './run-plugin';
 export type { ProcessSignals, RunIo, TextSink } from './run-io';
 export { DEVICE_PLUGIN_MODE } from './serve-mode';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
+export type { ProcessServices } from './process-services';
 export { createDevicePluginServeMode } from './device-plugin-serve-mode';
 export { requireDirectories } from './require-directories';
 export { cdiEditsOf } from './cdi-publisher';

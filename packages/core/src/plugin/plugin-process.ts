@@ -1,18 +1,11 @@
-import {
-  createLogger,
-  startProbeServer,
-  systemClock,
-  type Clock,
-  type Logger,
-  type ProbeServer,
-} from '@kdp/base';
-import { createHost, type Host } from '@kdp/topology';
-import { createPluginMetrics, type PluginMetrics } from '../metrics/plugin-metrics';
+import { createLogger, startProbeServer, systemClock, type Logger, type ProbeServer } from '@kdp/base';
+import { createHost } from '@kdp/topology';
+import { createPluginMetrics } from '../metrics/plugin-metrics';
 import type { Program } from './command-line';
 import type { CommonFlags } from './common-flags';
-import type { AnyPluginDefinition } from './define-plugin';
 import { ExitCode, UsageError } from './exit-code';
 import { openLogFile, type LogFile } from './log-file';
+import type { ProcessServices } from './process-services';
 import type { RunIo, TextSink } from './run-io';
 
 /**
@@ -25,15 +18,7 @@ const ShutdownDeadlineMs = 20_000;
 export type Readiness = () => { readonly ok: boolean; readonly message?: string };
 
 /** A running plugin process: its logs, roots, metrics, shutdown signal and probe server. */
-export interface PluginProcess {
-  readonly logger: Logger;
-  /** The logger of one plugin (its own child logger in a multi-plugin binary). */
-  loggerOf(definition: AnyPluginDefinition): Logger;
-  readonly clock: Clock;
-  readonly host: Host;
-  readonly metrics: PluginMetrics;
-  /** Aborts at the first SIGTERM or SIGINT. */
-  readonly signal: AbortSignal;
+export interface PluginProcess extends ProcessServices {
   /** Serves /metrics, /healthz and /readyz on `--metrics-address` (nothing without it); closed by `close`. */
   startProbeServer(readiness: Readiness): Promise<void>;
   /** Closes the probe server and the log file, and lets go of the signals. */

@@ -32,7 +32,7 @@ export async function readCommand(
   if (command.command === 'help' || command.command === 'version') return command;
   await checkRoots(command.common, program);
   if (command.command === 'serve')
-    await command.mode.mode.checkDirectories?.(command.common, command.mode.flags);
+    await command.mode.serveMode.checkDirectories?.(command.common, command.mode.flags);
   const patches = program.multi ? [] : (compat?.patches ?? []);
   const plugins = await withDefaultConfigs(command.plugins, anchorRoot);
   return {

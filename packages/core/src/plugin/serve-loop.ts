@@ -56,7 +56,7 @@ export async function serve(options: ServeOptions): Promise<number> {
 
 function createBackend(options: ServeOptions): ServeModeBackend | Promise<ServeModeBackend> {
   const { process } = options;
-  return options.mode.mode.create({
+  return options.mode.serveMode.create({
     binary: options.program.binary,
     version: options.program.version,
     common: options.common,

@@ -1,10 +1,8 @@
-import type { Clock, Logger } from '@kdp/base';
-import type { Host } from '@kdp/topology';
 import type { DevicePlugin } from '../device-plugin';
-import type { PluginMetrics } from '../metrics/plugin-metrics';
 import type { CommonFlags } from './common-flags';
 import type { AnyPluginDefinition } from './define-plugin';
 import type { FlagSpecs, FlagValues } from './flags';
+import type { ProcessServices } from './process-services';
 
 /** The mode `serve` runs in when `--mode` is not given: the kubelet's device-plugin API. */
 export const DEVICE_PLUGIN_MODE = 'device-plugin';
@@ -16,8 +14,8 @@ export const DEVICE_PLUGIN_MODE = 'device-plugin';
  */
 export type ResourceHost = Pick<DevicePlugin, 'addResource' | 'removeResource'>;
 
-/** What a {@link ServeMode} is started with: the parsed command line and the runtime's services. */
-export interface ServeModeContext<F extends FlagSpecs = FlagSpecs> {
+/** What a {@link ServeMode} is started with: the parsed command line and the process's services. */
+export interface ServeModeContext<F extends FlagSpecs = FlagSpecs> extends ProcessServices {
   readonly binary: string;
   readonly version: string;
   /** The common flags (`--node-name`, `--plugins-registry-dir`, `--cdi-dir`, `--proc-root`, …). */
@@ -30,15 +28,6 @@ export interface ServeModeContext<F extends FlagSpecs = FlagSpecs> {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** The plugins this process serves. */
   readonly plugins: readonly AnyPluginDefinition[];
-  readonly logger: Logger;
-  /** The logger of one plugin (its own child logger in a multi-plugin binary). */
-  loggerOf(definition: AnyPluginDefinition): Logger;
-  readonly clock: Clock;
-  readonly host: Host;
-  /** The process's metrics (`/metrics`; the device-plugin mode's `/readyz` reads them). */
-  readonly metrics: PluginMetrics;
-  /** Aborts when the process shuts down. */
-  readonly signal: AbortSignal;
 }
 
 /** A running {@link ServeMode}: where every plugin of the process serves its resources. */
