@@ -56,8 +56,8 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * device-plugin mode's Allocate gives it: nodes and mounts as the device's CDI edits, environment as the claim's.
  * Flags: `--kubeconfig FILE`, `--dra-plugins-dir DIR` [/var/lib/kubelet/plugins]; `--node-name` is required.
  */
-export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode<typeof DRA_FLAGS> {
-  return {
+export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode {
+  const mode: ServeMode<typeof DRA_FLAGS> = {
     description:
       'Dynamic Resource Allocation: ResourceSlices and a DRA kubelet plugin per plugin (<plugin>.kdp.dev)',
     flags: DRA_FLAGS,
@@ -68,6 +68,7 @@ export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode
       ]),
     create: (context) => createBackend(context, options),
   };
+  return mode;
 }
 
 async function createBackend(

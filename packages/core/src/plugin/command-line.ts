@@ -33,8 +33,11 @@ export type Command =
 
 /** The serve mode a command line chose, with its own flags parsed. */
 export interface ChosenMode {
+  /** Its name (`device-plugin`, `dra`). */
   readonly name: string;
+  /** The mode itself. */
   readonly serveMode: ServeMode;
+  /** Its own flags, by name, each its default when absent. */
   readonly flags: Readonly<Record<string, unknown>>;
 }
 
@@ -315,7 +318,7 @@ export function ownFlagProbe(program: Program): OwnFlagProbe {
 /**
  * Parses a command line (the arguments after the program name) with node:util parseArgs. Throws
  * {@link UsageError} for an unknown or missing command, an unknown flag, a missing or malformed value, or
- * `--output` anywhere but `discover`. Directories are checked separately by {@link checkRoots} and the modes.
+ * `--output` anywhere but `discover`. Directories are checked separately (`checkRoots`, each mode's `checkDirectories`).
  */
 export function parseCommandLine(program: Program, argv: readonly string[]): Command {
   const slots = slotsOf(program);

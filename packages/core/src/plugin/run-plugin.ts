@@ -1,3 +1,4 @@
+import type { Logger } from '@kdp/base';
 import { isConfigError } from '../config/config-error';
 import type { Program } from './command-line';
 import { formatHelp } from './command-line';
@@ -183,7 +184,7 @@ async function runInProcess(program: Program, io: RunIo, run: InProcess): Promis
 }
 
 /** SIGHUP: every watched configuration file is read again. */
-function reloadOnHangup(configs: readonly PluginConfig[], logger: import('@kdp/base').Logger): void {
+function reloadOnHangup(configs: readonly PluginConfig[], logger: Logger): void {
   const watchers = configs.flatMap((config) => (config.watcher ? [config.watcher] : []));
   if (watchers.length === 0) logger.info({}, 'SIGHUP received; no configuration file to reload');
   for (const watcher of watchers) void watcher.reload('signal');

@@ -48,7 +48,7 @@ export interface ServeModeBackend {
 
 /**
  * A way to serve a plugin's devices (`serve --mode <name>`): the kubelet's device-plugin API (the default,
- * {@link DEVICE_PLUGIN_MODE}) or e.g. Dynamic Resource Allocation. The same scans, configuration reloads, device
+ * `device-plugin`) or e.g. Dynamic Resource Allocation. The same scans, configuration reloads, device
  * memory and allocate hooks feed every mode; only the last step (what the kubelet is told) differs. Given to
  * `runPlugin(definition, io, { modes })`.
  */
