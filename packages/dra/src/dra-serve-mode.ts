@@ -8,11 +8,11 @@ import {
   type ServeModeBackend,
   type ServeModeContext,
 } from '@kdp/core/plugin';
-import { createDraDriver, type DraDriver, type DraServeModeEvent } from './dra-driver';
+import { createPluginDriver, type PluginDriver, type DraServeModeEvent } from './plugin-driver';
 import { loadKubeAccess } from './load-kube-access';
 import { DRA_PLUGINS_DIR } from './socket-names';
 
-export type { DraServeModeEvent } from './dra-driver';
+export type { DraServeModeEvent } from './plugin-driver';
 
 /** The domain of the driver names `createDraServeMode` gives plugins: `gpu.kdp.dev`, `usb.kdp.dev`, … */
 export const DRA_DRIVER_DOMAIN = 'kdp.dev';
@@ -87,11 +87,11 @@ async function createBackend(
       throw new UsageError(messageOf(error));
     }
   }
-  const drivers = new Map<AnyPluginDefinition, DraDriver>();
+  const drivers = new Map<AnyPluginDefinition, PluginDriver>();
   for (const definition of context.plugins) {
     drivers.set(
       definition,
-      createDraDriver({
+      createPluginDriver({
         name: options.driverName?.(definition) ?? `${definition.name}.${DRA_DRIVER_DOMAIN}`,
         nodeName,
         access,

@@ -15,7 +15,7 @@ export type DraServeModeEvent =
   | ({ readonly driver: string; readonly source: 'slices' } & SlicePublisherEvent);
 
 /** One plugin served as one DRA driver. */
-export interface DraDriver {
+export interface PluginDriver {
   readonly name: string;
   /** Where the plugin's resources go. */
   readonly host: ResourceHost;
@@ -26,8 +26,8 @@ export interface DraDriver {
   registered(): boolean;
 }
 
-/** Options of {@link createDraDriver}. */
-export interface DraDriverOptions {
+/** Options of {@link createPluginDriver}. */
+export interface PluginDriverOptions {
   /** The driver name (`gpu.kdp.dev`). */
   readonly name: string;
   readonly nodeName: string;
@@ -74,7 +74,7 @@ interface DriverPools {
  * Each plugin of the process as the DRA driver `name`: a pool `<node>/<resource>` of ResourceSlices per resource
  * (healthy devices only), claims prepared by the resource's own `allocate`, and the devices' health streamed.
  */
-export function createDraDriver(options: DraDriverOptions): DraDriver {
+export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
   const { name, nodeName, access, logger } = options;
   let publisher: SlicePublisher | undefined;
   let plugin: DraPlugin | undefined;
@@ -134,7 +134,7 @@ export function createDraDriver(options: DraDriverOptions): DraDriver {
 }
 
 /** The resources of one driver as pools; `changed` is called whenever a pool's devices change. */
-function createDriverPools(options: DraDriverOptions, changed: () => void): DriverPools {
+function createDriverPools(options: PluginDriverOptions, changed: () => void): DriverPools {
   const { name, nodeName, logger } = options;
   const resources = new Map<string, ServedResource>();
   const byPool = new Map<string, ServedResource>();
