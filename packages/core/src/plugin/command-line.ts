@@ -1,47 +1,12 @@
-import { stat } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
+import { isLogLevel, LOG_LEVELS, parseHostPort } from '@kdp/base';
+import type { CommonFlags } from './common-flags';
 import { formatCompatHelp } from './compat/format-compat-help';
 import { DEVICE_LIST_STRATEGIES, type AnyPluginDefinition, type DeviceListStrategy } from './define-plugin';
 import { UsageError } from './exit-code';
 import { flag, type Flag, type FlagSpecs } from './flags';
+import { requireDirectories } from './require-directories';
 import { DEVICE_PLUGIN_MODE, type ServeMode } from './serve-mode';
-
-/** The flags every kdp plugin takes (see the plugin contract), parsed and checked. */
-export interface CommonFlags {
-  /** `--sysfs-root DIR` (default `/sys`): where sysfs is read. */
-  readonly sysfsRoot: string;
-  /** `--dev-root DIR` (default `/dev`): where device nodes are looked up. */
-  readonly devRoot: string;
-  /** `--proc-root DIR` (default `/proc`): where procfs is read; offered only where a plugin reads procfs. */
-  readonly procRoot: string;
-  /** `--device-plugin-dir DIR` (default `/var/lib/kubelet/device-plugins`): the kubelet's socket directory. */
-  readonly devicePluginDir: string;
-  /** `--cdi-dir DIR` (default `/var/run/cdi`): where CDI specs are written for resources handed over by CDI. */
-  readonly cdiDir: string;
-  /** `--device-list-strategy LIST`; undefined: each resource's own default. */
-  readonly deviceListStrategy: readonly DeviceListStrategy[] | undefined;
-  /** `--registration MODE` (default `kubelet`). */
-  readonly registration: 'kubelet' | 'plugin-watcher';
-  /** `--plugins-registry-dir DIR` (default `/var/lib/kubelet/plugins_registry`): the plugin-watcher socket's directory. */
-  readonly pluginsRegistryDir: string;
-  /** `--metrics-address HOST:PORT`: /metrics, /healthz, /readyz; undefined = off. */
-  readonly metricsAddress: string | undefined;
-  /** `--log-level LEVEL` (default `info`). */
-  readonly logLevel: LogLevel;
-  /** `--log-dir DIR`: the JSON logs are also appended to `DIR/<binary>.log`; undefined = stderr only. */
-  readonly logDir: string | undefined;
-  /** `--node-name NAME`; undefined: `$NODE_NAME`. */
-  readonly nodeName: string | undefined;
-  /** `--node-config-label LABEL`: the node label naming this node's key of a configuration directory. */
-  readonly nodeConfigLabel: string | undefined;
-  /** `--default-config KEY`: the key of a configuration directory used when nothing names one. */
-  readonly defaultConfig: string | undefined;
-  /** `--poll-interval DURATION` in ms; undefined: each plugin's own default. */
-  readonly pollIntervalMs: number | undefined;
-  /** `--nfd-features-dir DIR`: where each plugin writes its NFD feature file `kdp-<plugin>`; undefined = none. */
-  readonly nfdFeaturesDir: string | undefined;
-}
 
 /** One plugin as the command line configures it. */
 export interface PluginInvocation {
@@ -62,9 +27,19 @@ export type Command =
       readonly plugins: readonly PluginInvocation[];
       /** `discover --output` (default `table`). */
       readonly output: 'json' | 'table';
-      /** `--mode` and that mode's own flags; present only in a program that has modes. */
-      readonly mode?: { readonly name: string; readonly flags: Readonly<Record<string, unknown>> };
+      /** The serve mode (`--mode`, default `device-plugin`) and its own flags. */
+      readonly mode: ChosenMode;
     };
+
+/** The serve mode a command line chose, with its own flags parsed. */
+export interface ChosenMode {
+  /** Its name (`device-plugin`, `dra`). */
+  readonly name: string;
+  /** The mode itself. */
+  readonly serveMode: ServeMode;
+  /** Its own flags, by name, each its default when absent. */
+  readonly flags: Readonly<Record<string, unknown>>;
+}
 
 /** A binary: one plugin (`gpu-device-plugin`) or several in one process (`kdp-device-plugins`). */
 export interface Program {
@@ -74,8 +49,8 @@ export interface Program {
   readonly plugins: readonly AnyPluginDefinition[];
   /** Several plugins: `--plugins`, and `--<name>-config` / `--<name>-<flag>` for each plugin. */
   readonly multi: boolean;
-  /** Serve modes besides `device-plugin`: `--mode` and each mode's flags are offered when there is one. */
-  readonly modes?: Readonly<Record<string, ServeMode>>;
+  /** Serve modes by name, `device-plugin` among them: `--mode` is offered when there is more than one. */
+  readonly modes: Readonly<Record<string, ServeMode>>;
 }
 
 /** A common flag and the commands it acts in (`discover` takes only what discovery uses). */
@@ -223,11 +198,15 @@ interface FlagSlot {
   readonly modeOf?: string;
 }
 
-/** Common flags that only the device-plugin mode uses (refused in another `--mode`). */
-const DEVICE_PLUGIN_ONLY = new Set(['device-plugin-dir', 'registration']);
+/** The names of a program's serve modes. */
+const modeNames = (program: Program): string[] => Object.keys(program.modes);
 
-/** The names of a program's serve modes other than `device-plugin`. */
-const modeNames = (program: Program): string[] => Object.keys(program.modes ?? {});
+/** Whether a program offers `--mode` (it has a mode besides the default). */
+export const offersModes = (program: Program): boolean => modeNames(program).length > 1;
+
+/** The mode that acts on a common flag only it uses (`device-plugin-dir`: `device-plugin`); undefined: every mode. */
+const commonFlagOwner = (program: Program, name: string): string | undefined =>
+  modeNames(program).find((mode) => program.modes[mode]?.commonFlags?.includes(name) === true);
 
 /** Whether any plugin of a program reads procfs (and so takes `--proc-root`). */
 const readsProcfs = (program: Program): boolean =>
@@ -246,22 +225,21 @@ function slotsOf(program: Program): FlagSlot[] {
           : f,
       ...(serveOnly === true ? { serveOnly } : {}),
     }));
-  const modes = modeNames(program);
-  if (modes.length > 0) {
+  if (offersModes(program)) {
     slots.push({
       name: 'mode',
       flag: flag.enum({
         description: 'how the devices are served',
-        values: [DEVICE_PLUGIN_MODE, ...modes],
+        values: modeNames(program),
         valueName: 'MODE',
         default: DEVICE_PLUGIN_MODE,
       }),
       serveOnly: true,
     });
-    for (const mode of modes) {
-      for (const [name, f] of Object.entries(program.modes?.[mode]?.flags ?? {}))
-        slots.push({ name, flag: f, serveOnly: true, modeOf: mode });
-    }
+  }
+  for (const [mode, spec] of Object.entries(program.modes)) {
+    for (const [name, f] of Object.entries(spec.flags ?? {}))
+      slots.push({ name, flag: f, serveOnly: true, modeOf: mode });
   }
   if (program.multi) {
     slots.push({
@@ -340,7 +318,7 @@ export function ownFlagProbe(program: Program): OwnFlagProbe {
 /**
  * Parses a command line (the arguments after the program name) with node:util parseArgs. Throws
  * {@link UsageError} for an unknown or missing command, an unknown flag, a missing or malformed value, or
- * `--output` anywhere but `discover`. Directories are checked separately by {@link checkDirectories}.
+ * `--output` anywhere but `discover`. Directories are checked separately (`checkRoots`, each mode's `checkDirectories`).
  */
 export function parseCommandLine(program: Program, argv: readonly string[]): Command {
   const slots = slotsOf(program);
@@ -450,34 +428,33 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
     common: flags,
     plugins,
     output: output === 'json' ? 'json' : 'table',
-    ...(mode !== undefined ? { mode } : {}),
+    mode,
   };
 }
 
-/** `--mode` and its flags (undefined in a program without modes); a flag of another mode is a usage error. */
+/** `--mode` and its flags; a flag of another mode (its own, or a common one only it uses) is a usage error. */
 function modeOf(
   program: Program,
   slots: readonly FlagSlot[],
   values: Readonly<Record<string, unknown>>,
   value: (slot: FlagSlot) => unknown,
-): { readonly name: string; readonly flags: Readonly<Record<string, unknown>> } | undefined {
-  if (modeNames(program).length === 0) return undefined;
-  const modeSlot = slots.find((slot) => slot.name === 'mode');
+): ChosenMode {
+  const modeSlot = slots.find((slot) => slot.name === 'mode' && slot.plugin === undefined);
   const name = modeSlot === undefined ? DEVICE_PLUGIN_MODE : (value(modeSlot) as string);
+  const serveMode = program.modes[name];
+  if (serveMode === undefined) throw new Error(`${program.binary}: the program has no ${name} serve mode`);
   const flags: Record<string, unknown> = {};
   for (const slot of slots) {
-    const given = values[slot.name] !== undefined;
-    const foreign =
-      slot.modeOf !== undefined
-        ? slot.modeOf !== name
-        : name !== DEVICE_PLUGIN_MODE && DEVICE_PLUGIN_ONLY.has(slot.name) && slot.plugin === undefined;
-    if (given && foreign)
-      throw new UsageError(
-        `--${slot.name} applies to --mode ${slot.modeOf ?? DEVICE_PLUGIN_MODE} only, not --mode ${name}`,
-      );
+    const owner =
+      slot.modeOf ??
+      (slot.plugin === undefined && slot.configOf === undefined
+        ? commonFlagOwner(program, slot.name)
+        : undefined);
+    if (values[slot.name] !== undefined && owner !== undefined && owner !== name)
+      throw new UsageError(`--${slot.name} applies to --mode ${owner} only, not --mode ${name}`);
     if (slot.modeOf === name) flags[slot.name] = value(slot);
   }
-  return { name, flags };
+  return { name, serveMode, flags };
 }
 
 /** `--device-list-strategy`: undefined when absent (each resource's default), never an empty list. */
@@ -494,33 +471,13 @@ function strategyOf(
   return list;
 }
 
-/**
- * Checks that the roots exist and are directories (and, for `serve`, the kubelet's socket directory);
- * throws {@link UsageError} naming the flag and the path.
- */
-export async function checkDirectories(
-  flags: CommonFlags,
-  command: 'serve' | 'discover',
-  program?: Program,
-  mode: string = DEVICE_PLUGIN_MODE,
-): Promise<void> {
-  const dirs: Array<[string, string]> = [
+/** Checks that the roots exist and are directories; throws {@link UsageError} naming the flag and the path. */
+export function checkRoots(flags: CommonFlags, program?: Program): Promise<void> {
+  return requireDirectories([
     ['--sysfs-root', flags.sysfsRoot],
     ['--dev-root', flags.devRoot],
-  ];
-  if (program === undefined || readsProcfs(program)) dirs.push(['--proc-root', flags.procRoot]);
-  if (command === 'serve' && mode === DEVICE_PLUGIN_MODE) {
-    dirs.push(
-      flags.registration === 'plugin-watcher'
-        ? ['--plugins-registry-dir', flags.pluginsRegistryDir]
-        : ['--device-plugin-dir', flags.devicePluginDir],
-    );
-  }
-  for (const [name, dir] of dirs) {
-    const info = await stat(dir).catch(() => undefined);
-    if (!info) throw new UsageError(`${name} ${dir}: no such directory`);
-    if (!info.isDirectory()) throw new UsageError(`${name} ${dir}: not a directory`);
-  }
+    ...(program === undefined || readsProcfs(program) ? [['--proc-root', flags.procRoot] as const] : []),
+  ]);
 }
 
 /** The --help text: commands, every flag with its default, exit codes; generated from the declared flags. */
@@ -539,9 +496,12 @@ export function formatHelp(program: Program): string {
   const commonRows = slots
     .filter((slot) => slot.plugin === undefined && slot.configOf === undefined)
     .map(row);
-  const modeRows = modeNames(program).map(
-    (name) => `  ${name.padEnd(width)}  ${program.modes?.[name]?.description ?? ''}`,
-  );
+  const modeRows = offersModes(program)
+    ? modeNames(program).map(
+        (name) =>
+          `  ${name.padEnd(width)}  ${program.modes[name]?.description ?? ''}${name === DEVICE_PLUGIN_MODE ? ' (default)' : ''}`,
+      )
+    : [];
   const sections = program.plugins.map((definition, index) => {
     const own = slots.filter((slot) => slot.plugin?.index === index || slot.configOf === index).map(row);
     const interval = definition.scan.interval ?? '1s';
@@ -564,14 +524,7 @@ export function formatHelp(program: Program): string {
     ...commonRows,
     `  ${'--output json|table'.padEnd(width)}  discover only: output format [table]`,
     '',
-    ...(modeRows.length > 0
-      ? [
-          'Modes (--mode):',
-          `  ${DEVICE_PLUGIN_MODE.padEnd(width)}  the kubelet's device-plugin API (default)`,
-          ...modeRows,
-          '',
-        ]
-      : []),
+    ...(modeRows.length > 0 ? ['Modes (--mode):', ...modeRows, ''] : []),
     ...sections.flatMap((section) => [section, '']),
     ...program.plugins.flatMap((definition) =>
       (definition.compat ?? []).flatMap((layer) => [formatCompatHelp(layer, !program.multi), '']),

@@ -1,4 +1,4 @@
-import { checkFeatureLabels, featureLabelProblem, resourceCountLabels, toLabelValue } from './feature-labels';
+import { checkFeatureLabels, featureLabelProblem, toLabelValue } from './feature-labels';
 
 describe('featureLabelProblem', () => {
   it.each([
@@ -50,19 +50,5 @@ describe('toLabelValue', () => {
     const out = toLabelValue(text, replacement);
     expect(out).toBe(value);
     expect(featureLabelProblem('example.com/x', out)).toBeUndefined();
-  });
-});
-
-describe('resourceCountLabels', () => {
-  it('counts the devices of each resource', () => {
-    const device = (id: string) => ({ id, health: 'Healthy' as const });
-    expect(
-      resourceCountLabels({
-        resources: [
-          { name: 'example.com/a', devices: [device('1'), device('2')] },
-          { name: 'example.com/b', devices: [] },
-        ],
-      }),
-    ).toEqual({ 'example.com/a.count': '2', 'example.com/b.count': '0' });
   });
 });

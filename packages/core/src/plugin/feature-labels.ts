@@ -1,5 +1,3 @@
-import type { ResourceSet } from './define-plugin';
-
 /** Node feature labels as a plugin's `features` hook returns them: label name → value. */
 export type FeatureLabels = Readonly<Record<string, string>>;
 
@@ -57,9 +55,4 @@ export function checkFeatureLabels(labels: FeatureLabels): {
 export function toLabelValue(text: string, replacement: '-' | '_' | '.' = '-'): string {
   const trim = (s: string): string => s.replace(/^[^A-Za-z0-9]+/, '').replace(/[^A-Za-z0-9]+$/, '');
   return trim(trim(text.replace(/[^-A-Za-z0-9_.]+/g, replacement)).slice(0, 63));
-}
-
-/** `<resource>.count` for every resource of a set: how many devices it advertises (`example.com/dongle.count=2`). */
-export function resourceCountLabels(set: ResourceSet): Record<string, string> {
-  return Object.fromEntries(set.resources.map((spec) => [`${spec.name}.count`, String(spec.devices.length)]));
 }

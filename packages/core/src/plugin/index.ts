@@ -21,7 +21,8 @@ export type {
   SetupContext,
   WatchSpec,
 } from './define-plugin';
-export { featureLabelProblem, resourceCountLabels, toLabelValue } from './feature-labels';
+export { featureLabelProblem, toLabelValue } from './feature-labels';
+export { resourceCountLabels } from './resource-count-labels';
 export type { FeatureLabels } from './feature-labels';
 export { flag, formatDuration, parseDuration } from './flags';
 export type {
@@ -38,12 +39,17 @@ export type {
   StringFlagOptions,
 } from './flags';
 export { runPlugin, runPlugins } from './run-plugin';
+export type { MultiPluginProgram } from './run-plugin';
+export type { ProcessSignals, RunIo, TextSink } from './run-io';
 export { DEVICE_PLUGIN_MODE } from './serve-mode';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
+export type { ProcessServices } from './process-services';
+export { createDevicePluginServeMode } from './device-plugin-serve-mode';
+export { requireDirectories } from './require-directories';
 export { cdiEditsOf } from './cdi-publisher';
-export type { MultiPluginProgram, ProcessSignals, RunIo, TextSink } from './run-plugin';
-export { checkDirectories, formatHelp, parseCommandLine } from './command-line';
-export type { Command, CommonFlags, PluginInvocation, Program } from './command-line';
+export { formatHelp, parseCommandLine } from './command-line';
+export type { ChosenMode, Command, PluginInvocation, Program } from './command-line';
+export type { CommonFlags } from './common-flags';
 export { ExitCode, UsageError } from './exit-code';
 export type { UnknownKeyPolicy } from '../config/load-config';
 export { toDiscoverDocument } from './discover-result';
@@ -57,13 +63,24 @@ export type {
   ExcludedDevice,
 } from './discover-result';
 export { formatDiscoverTable } from './format-discover-table';
-export { isRefused, klogFlags, klogVerbosityLevel, parseGoBool, parseGoInt } from './compat';
+export {
+  compat,
+  isGoTrue,
+  isRefused,
+  klogFlags,
+  klogVerbosityLevel,
+  parseGoBool,
+  parseGoInt,
+  useCdiOption,
+} from './compat';
 export type {
   AcceptedCompatOption,
   CompatConfigFormat,
   CompatConversion,
   CompatLayer,
   CompatOption,
+  CompatOptionKind,
   CompatTarget,
   RefusedCompatOption,
+  ToFlagOptions,
 } from './compat';

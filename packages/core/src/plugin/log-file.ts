@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TextSink } from './run-plugin';
+import type { TextSink } from './run-io';
 
 /** A log file that the JSON logs are appended to besides stderr (`--log-dir`). */
 export interface LogFile {

@@ -5,7 +5,7 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { startPluginRun, type PluginRun } from '../testing/start-plugin-run';
 import { definePlugin } from './define-plugin';
-import { resourceCountLabels } from './feature-labels';
+import { resourceCountLabels } from './resource-count-labels';
 
 // A plugin with no watch at all: every change must come through its change probe. Each directory
 // class/thing/<id> is a device, Healthy while its `state` reads `up`.

@@ -2,18 +2,16 @@ import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
 import type { PluginMetrics } from '../metrics/plugin-metrics';
 import { createCdiPublisher } from './cdi-publisher';
-import type { AnyPluginDefinition, ChangeProbe, DeviceListStrategy, ResourceSet } from './define-plugin';
+import type { AnyPluginDefinition, DeviceListStrategy } from './define-plugin';
 import { handOver, strategiesOf } from './device-list';
 import { createDeviceMemory } from './device-memory';
-import { createFeatureFile, type FeatureFile } from './feature-file';
-import { checkFeatureLabels } from './feature-labels';
+import { createFeaturePublisher } from './feature-publisher';
 import { parseDuration } from './flags';
 import { createPluginContext, watchedDirectories, type MutablePluginContext } from './plugin-context';
 import { createResourceApplier } from './resource-applier';
-import { readChangeProbe } from './read-change-probe';
+import { createScanCycle } from './scan-cycle';
 import { createScanScheduler, type ScanScheduler } from './scan-scheduler';
 import type { ResourceHost } from './serve-mode';
-import { createWarningLog } from './warning-log';
 
 /** What one plugin of a `serve` process is started with. */
 export interface ServePluginOptions {
@@ -105,95 +103,19 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
       if (options.owners.get(name) === definition.name) options.owners.delete(name);
     },
   });
-  const warnings = createWarningLog((warning) => logger.warn({}, warning));
-  const featureFile: FeatureFile | undefined =
-    options.nfdFeaturesDir !== undefined && definition.features !== undefined
-      ? createFeatureFile({
-          dir: options.nfdFeaturesDir,
-          name: `kdp-${definition.name}`,
-          comment: `${definition.binary} ${definition.version}: node feature labels, removed when it stops`,
-        })
-      : undefined;
-  const labelWarnings = createWarningLog((warning) => logger.warn({}, warning));
-  /** Writes the labels of the scan's own set (what is on the node now, not remembered devices) when they changed. */
-  const publishFeatures = async (set: ResourceSet): Promise<void> => {
-    if (featureFile === undefined || definition.features === undefined) return;
-    const checked = checkFeatureLabels(await definition.features(set, ctx));
-    labelWarnings.report(checked.problems);
-    if (await featureFile.write(checked.labels))
-      logger.info(
-        { file: featureFile.path, labels: Object.keys(checked.labels).length },
-        'node feature labels written',
-      );
-  };
-  const excluded = createWarningLog((entry) => logger.debug({ excluded: entry }, 'seen but not advertised'));
-  let failing: string | undefined;
-  const fail = (what: string, error: unknown): void => {
-    const message = error instanceof Error ? error.message : String(error);
-    const kept = what === 'scan' || what === 'resources' ? '; keeping the last devices' : '';
-    if (failing !== `${what}: ${message}`) logger.error({ err: error }, `${what} failed${kept}`);
-    failing = `${what}: ${message}`;
-  };
-
-  // The change probe of the last good scan, and what it read right then.
-  let probe: ChangeProbe | undefined;
-  let probeKey = '';
-  let baseline: string | undefined;
-  const scanAndApply = async (): Promise<void> => {
-    let set: ResourceSet;
-    let step = 'scan';
-    // Read before the scan: when the scan leaves the probe as it was, a change during the scan is still seen.
-    const before = probe === undefined ? undefined : readChangeProbe(options.host, probe);
-    baseline = undefined;
-    try {
-      const scan = await definition.scan.run(ctx);
-      step = 'resources';
-      set = definition.resources(scan, ctx);
-      step = 'change probe';
-      const next = definition.scan.probe?.(scan, ctx);
-      const nextKey = next === undefined ? '' : JSON.stringify(next);
-      let cdiWarnings: string[] = [];
-      const advertised = await applier.apply(set, async (advertising) => {
-        step = 'CDI spec';
-        cdiWarnings = await cdi.publish(advertising);
-        step = 'advertise hook';
-        await definition.hooks?.advertise?.(advertising, ctx);
-      });
-      warnings.report([...(advertised.warnings ?? []), ...cdiWarnings]);
-      if (next !== undefined)
-        baseline =
-          nextKey === probeKey && before !== undefined ? before : readChangeProbe(options.host, next);
-      probe = next;
-      probeKey = nextKey;
-      excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
-      // Last: the devices are served whatever happens to the labels; a failed write is tried again next scan.
-      step = 'node feature labels';
-      await publishFeatures(set);
-    } catch (error) {
-      fail(step, error);
-      return;
-    }
-    if (failing !== undefined) logger.info({}, 'scan succeeded again');
-    failing = undefined;
-  };
+  const features = createFeaturePublisher(definition, options.nfdFeaturesDir, logger);
+  const cycle = createScanCycle({ definition, ctx, host: options.host, applier, cdi, features, logger });
 
   const defaultInterval = parseDuration(definition.scan.interval ?? '1s');
   return {
     async start() {
       ctx.state = definition.setup === undefined ? undefined : await definition.setup(ctx);
       scheduler = createScanScheduler({
-        scan: scanAndApply,
+        scan: cycle.run,
         intervalMs: () => options.pollIntervalMs ?? defaultInterval,
         watch: () => watchedDirectories(options.host, definition.scan.watch?.(ctx)),
         clock: options.clock,
-        ...(definition.scan.probe !== undefined
-          ? {
-              changed: () =>
-                probe === undefined ||
-                baseline === undefined ||
-                readChangeProbe(options.host, probe) !== baseline,
-            }
-          : {}),
+        ...(definition.scan.probe !== undefined ? { changed: cycle.changed } : {}),
         observe: (event) => options.metrics?.scan(definition.name, event),
       });
       await scheduler.start();
@@ -213,9 +135,7 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
         logger.error({ err: error }, 'stop hook failed');
       }
       await cdi.remove();
-      await featureFile
-        ?.remove()
-        .catch((error: unknown) => logger.warn({ err: error }, 'cannot remove the node feature file'));
+      await features.remove();
     },
   };
 }

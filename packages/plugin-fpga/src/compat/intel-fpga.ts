@@ -1,19 +1,16 @@
-import { klogFlags, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
+import { compat, klogFlags, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
 
 /** The modes of Intel's `-mode`, which are our `mode` key's. */
 const MODES = ['af', 'region', 'regiondevel'] as const;
 
 /** `-kubeconfig` and `-master`: Intel reads the node's mode annotation through them; only empty is accepted. */
-const apiServerFlag = (name: string): CompatOption => ({
-  kind: 'value',
-  description: `the empty ${name} only (in-cluster service account)`,
-  apply: (value) => {
+const apiServerFlag = (name: string): CompatOption =>
+  compat.accept('value', `the empty ${name} only (in-cluster service account)`, (value) => {
     if (value !== '')
       throw new Error(
         `${JSON.stringify(value)} is not supported: kdp does not read the fpga.intel.com/device-plugin-mode node annotation; choose the mode per node with a --config directory (--node-config-label, or keys named after nodes)`,
       );
-  },
-});
+  });
 
 /**
  * intel/intel-device-plugins-for-kubernetes v0.36 `intel-fpga-plugin` (cmd/fpga_plugin): `-mode` becomes our
@@ -26,23 +23,18 @@ const apiServerFlag = (name: string): CompatOption => ({
 export const intelFpgaCompat: CompatLayer = {
   anchor: 'intel/intel-device-plugins-for-kubernetes v0.36 (fpga_plugin)',
   flags: {
-    mode: {
-      kind: 'value',
-      description: 'af, region or regiondevel: the mode key',
-      apply: (value, to) => {
-        if (!(MODES as readonly string[]).includes(value))
-          throw new Error(`${JSON.stringify(value)} is not one of ${MODES.join(', ')}`);
-        to.setConfig(['mode'], value);
-      },
-    },
-    'node-name': {
-      kind: 'value',
-      description:
-        "this node's name (--node-name); its fpga.intel.com/device-plugin-mode annotation is not read (per-node --config directories choose the mode)",
-      apply: (value, to) => {
+    mode: compat.accept('value', 'af, region or regiondevel: the mode key', (value, to) => {
+      if (!(MODES as readonly string[]).includes(value))
+        throw new Error(`${JSON.stringify(value)} is not one of ${MODES.join(', ')}`);
+      to.setConfig(['mode'], value);
+    }),
+    'node-name': compat.accept(
+      'value',
+      "this node's name (--node-name); its fpga.intel.com/device-plugin-mode annotation is not read (per-node --config directories choose the mode)",
+      (value, to) => {
         if (value !== '') to.flag('node-name', value);
       },
-    },
+    ),
     kubeconfig: apiServerFlag('kubeconfig'),
     master: apiServerFlag('master'),
     ...klogFlags,

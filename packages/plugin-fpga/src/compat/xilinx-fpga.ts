@@ -1,27 +1,21 @@
-import type { CompatLayer, CompatOption } from '@kdp/core/plugin';
+import { compat, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
 
 /** Go's strings.EqualFold(value, want). */
 const sameFold = (value: string, want: string): boolean => value.toLowerCase() === want.toLowerCase();
 
 /** A variable that Xilinx's plugin switches on with one word (case-insensitive); any other value is its default. */
-const refusedWhen = (word: string, defaultMeaning: string, refusal: string): CompatOption => ({
-  kind: 'value',
-  description: `${defaultMeaning}; ${word} is refused`,
-  apply: (value) => {
+const refusedWhen = (word: string, defaultMeaning: string, refusal: string): CompatOption =>
+  compat.accept('value', `${defaultMeaning}; ${word} is refused`, (value) => {
     if (sameFold(value.trim(), word))
       throw new Error(`${JSON.stringify(value)} is not supported: ${refusal}`);
-  },
-});
+  });
 
 /** A variable accepted only as `word` (case-insensitive), what kdp does; any other value is refused. */
-const onlyWord = (word: string, meaning: string, refusal: string): CompatOption => ({
-  kind: 'value',
-  description: `${word} only (${meaning})`,
-  apply: (value) => {
+const onlyWord = (word: string, meaning: string, refusal: string): CompatOption =>
+  compat.accept('value', `${word} only (${meaning})`, (value) => {
     if (!sameFold(value.trim(), word))
       throw new Error(`${JSON.stringify(value)} is not supported: ${refusal}`);
-  },
-});
+  });
 
 const EACH_FUNCTION =
   'kdp advertises each Alveo user function once, as amd.com/<shell>-<timestamp>, its PCI address the device ID';
@@ -36,15 +30,11 @@ const EACH_FUNCTION =
 export const xilinxFpgaCompat: CompatLayer = {
   anchor: 'Xilinx/FPGA_as_a_Service k8s-device-plugin 2023.2',
   flags: {
-    'log-level': {
-      kind: 'value',
-      description: 'error, info or debug (--log-level)',
-      apply: (value, to) => {
-        if (value !== 'error' && value !== 'info' && value !== 'debug')
-          throw new Error(`${JSON.stringify(value)} is not one of error, info, debug`);
-        to.flag('log-level', value);
-      },
-    },
+    'log-level': compat.accept('value', 'error, info or debug (--log-level)', (value, to) => {
+      if (value !== 'error' && value !== 'info' && value !== 'debug')
+        throw new Error(`${JSON.stringify(value)} is not one of error, info, debug`);
+      to.flag('log-level', value);
+    }),
   },
   env: {
     VirtualDev: refusedWhen(
@@ -52,11 +42,7 @@ export const xilinxFpgaCompat: CompatLayer = {
       'False (its default): each card is advertised once',
       `${EACH_FUNCTION}; it does not advertise a card VirtualNum times`,
     ),
-    VirtualNum: {
-      kind: 'value',
-      description: 'used only with VirtualDev=True (refused)',
-      apply: () => undefined,
-    },
+    VirtualNum: compat.accept('value', 'used only with VirtualDev=True (refused)', () => undefined),
     U30NameConvention: onlyWord(
       'ExactName',
       'U30 cards named by their shell, as every Alveo card',

@@ -1,11 +1,5 @@
 import { posix } from 'node:path';
-import {
-  klogFlags,
-  parseGoInt,
-  type CompatLayer,
-  type CompatOption,
-  type CompatTarget,
-} from '@kdp/core/plugin';
+import { compat, klogFlags, parseGoInt, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
 
 /** The resources Intel's plugin names after the kernel driver (our `resourceNames.i915` and `.xe` defaults). */
 export const INTEL_GPU_RESOURCES = ['gpu.intel.com/i915', 'gpu.intel.com/xe'] as const;
@@ -13,30 +7,19 @@ export const INTEL_GPU_RESOURCES = ['gpu.intel.com/i915', 'gpu.intel.com/xe'] as
 /** Our `sharing.replicas` limit, which `-shared-dev-num` must respect. */
 const MAX_SHARED_DEV_NUM = 64;
 
-type Apply = (value: string, to: CompatTarget) => void;
-
-const accepted = (kind: 'boolean' | 'value', description: string, apply: Apply): CompatOption => ({
-  kind,
-  description,
-  apply,
-});
-
 /** A boolean accepted as false (Intel's default, what kdp does); true is refused with `refusal`. */
-const onlyFalse = (refusal: string): CompatOption =>
-  accepted('boolean', `false only (Intel's default); true is refused: ${refusal}`, (value) => {
-    if (value === 'true') throw new Error(`true is not supported: ${refusal}`);
-  });
+const onlyFalse = (refusal: string): CompatOption => compat.onlyFalse('Intel', refusal);
 
 /** A value checked as Intel checks it, with no effect here because the option it tunes is refused. */
 const tunesRefused = (description: string, check: (value: string) => void): CompatOption =>
-  accepted('value', description, (value) => check(value));
+  compat.accept('value', description, (value) => check(value));
 
 const temperature = (value: string): void => {
   parseGoInt(value);
 };
 
 /** `-allow-ids` and `-deny-ids`: only empty (Intel's default). */
-const noIdFilter = accepted('value', 'the empty list only (every Intel GPU is advertised)', (value) => {
+const noIdFilter = compat.accept('value', 'the empty list only (every Intel GPU is advertised)', (value) => {
   if (value !== '')
     throw new Error(
       `${JSON.stringify(value)} is not supported: kdp advertises every Intel GPU bound to i915 or xe; keep a GPU out by binding it to another driver (vfio-pci), or schedule by model with modelResourceNames`,
@@ -54,7 +37,7 @@ const noIdFilter = accepted('value', 'the empty list only (every Intel GPU is ad
 export const intelGpuCompat: CompatLayer = {
   anchor: 'intel/intel-device-plugins-for-kubernetes v0.36 (gpu_plugin)',
   flags: {
-    prefix: accepted(
+    prefix: compat.accept(
       'value',
       'root of sysfs and devfs: --sysfs-root PREFIX/sys, --dev-root PREFIX/dev',
       (value, to) => {
@@ -65,7 +48,7 @@ export const intelGpuCompat: CompatLayer = {
         to.flag('dev-root', posix.join(value, 'dev'));
       },
     ),
-    'shared-dev-num': accepted(
+    'shared-dev-num': compat.accept(
       'value',
       `containers sharing one Intel GPU: sharing.resources replicas for ${INTEL_GPU_RESOURCES.join(' and ')} (replaces the file's entries)`,
       (value, to) => {
@@ -81,7 +64,7 @@ export const intelGpuCompat: CompatLayer = {
         );
       },
     ),
-    'allocation-policy': accepted(
+    'allocation-policy': compat.accept(
       'value',
       'none or balanced: replicas are spread over the GPUs of one NUMA node (GetPreferredAllocation); packed is refused',
       (value) => {
@@ -93,7 +76,7 @@ export const intelGpuCompat: CompatLayer = {
         throw new Error(`${JSON.stringify(value)} is not one of balanced, packed, none`);
       },
     ),
-    bypath: accepted(
+    bypath: compat.accept(
       'value',
       "single only: each GPU's own /dev/dri/by-path/pci-<address>-card and -render links, mounted read-only",
       (value) => {
@@ -118,7 +101,7 @@ export const intelGpuCompat: CompatLayer = {
     'health-management': onlyFalse(
       'kdp does not query the Level-Zero sidecar; a GPU is Unhealthy when its PCI function, driver binding or device nodes go missing',
     ),
-    'xpumd-endpoint': accepted('value', 'the empty path only (no xpumd health source)', (value) => {
+    'xpumd-endpoint': compat.accept('value', 'the empty path only (no xpumd health source)', (value) => {
       if (value !== '')
         throw new Error(
           `${JSON.stringify(value)} is not supported: kdp does not query xpumd; a GPU is Unhealthy when its PCI function, driver binding or device nodes go missing`,

@@ -1,28 +1,17 @@
 import { posix } from 'node:path';
-import type { CompatOption, CompatTarget } from '@kdp/core/plugin';
+import { compat, type CompatOption } from '@kdp/core/plugin';
 
 /** NVIDIA's Xids that never mark a GPU unhealthy (internal/rm/health.go), also our `health.ignoredXids` default. */
 const NVIDIA_IGNORED_XIDS = [13, 31, 43, 45, 68, 109];
 
-type Apply = (value: string, to: CompatTarget) => void;
-
-const accepted = (kind: 'boolean' | 'value', description: string, apply: Apply): CompatOption => ({
-  kind,
-  description,
-  apply,
-});
-
 /** A value accepted only as one of `values` (what we do anyway); any other is refused with `refusal`. */
 const onlyValues = (values: readonly string[], description: string, refusal: string): CompatOption =>
-  accepted('value', description, (value) => {
+  compat.accept('value', description, (value) => {
     if (!values.includes(value)) throw new Error(`${JSON.stringify(value)} is not supported: ${refusal}`);
   });
 
 /** A boolean accepted only as false (NVIDIA's default, what we do); true is refused with `refusal`. */
-const onlyFalse = (refusal: string): CompatOption =>
-  accepted('boolean', `false only (NVIDIA's default); true is refused: ${refusal}`, (value) => {
-    if (value === 'true') throw new Error(`true is not supported: ${refusal}`);
-  });
+const onlyFalse = (refusal: string): CompatOption => compat.onlyFalse('NVIDIA', refusal);
 
 /** A comma-separated list (urfave/cli's StringSlice), trimmed, empty entries dropped. */
 const list = (value: string): string[] =>
@@ -74,12 +63,12 @@ const NO_HOOKS =
  * with their meaning here. Shared by the flags, the variables and the config-file conversion.
  */
 export const nvidiaOptions = {
-  migStrategy: accepted(
+  migStrategy: compat.accept(
     'value',
     'none, single or mixed: how MIG devices are advertised (nvidia.migStrategy)',
     (value, to) => to.setConfig(['nvidia', 'migStrategy'], oneOf(value, ['none', 'single', 'mixed'])),
   ),
-  failOnInitError: accepted(
+  failOnInitError: compat.accept(
     'boolean',
     'either value: kdp has no start-up step that fails on a node without usable GPUs (it advertises none, says why under `excluded` and rescans); a bad configuration exits 2 either way',
     () => undefined,
@@ -94,17 +83,17 @@ export const nvidiaOptions = {
     '/ only (device nodes under the host /dev)',
     `${SYSFS_DISCOVERY}; device nodes outside the host /dev are not supported`,
   ),
-  passDeviceSpecs: accepted(
+  passDeviceSpecs: compat.accept(
     'boolean',
     'also pass the device nodes as DeviceSpecs (nvidia.passDeviceSpecs)',
     (value, to) => to.setConfig(['nvidia', 'passDeviceSpecs'], value === 'true'),
   ),
-  deviceListStrategy: accepted(
+  deviceListStrategy: compat.accept(
     'value',
     'envvar (NVIDIA_VISIBLE_DEVICES) and/or cdi-cri (CDI names in the CRI CDIDevices field): nvidia.deviceListStrategy envvar/cdi; volume-mounts and cdi-annotations are refused',
     (value, to) => to.setConfig(['nvidia', 'deviceListStrategy'], nvidiaDeviceListStrategies(value)),
   ),
-  deviceIdStrategy: accepted(
+  deviceIdStrategy: compat.accept(
     'value',
     'uuid or index: how NVIDIA_VISIBLE_DEVICES and CDI names name GPUs (nvidia.deviceIDStrategy)',
     (value, to) => to.setConfig(['nvidia', 'deviceIDStrategy'], oneOf(value, ['uuid', 'index'])),
@@ -123,7 +112,7 @@ export const nvidiaOptions = {
     "/driver-root only (NVIDIA's default)",
     `kdp reads no driver files for CDI specs and loads libnvidia-ml.so.1 through the library path (health.nvml); ${NO_HOOKS}`,
   ),
-  mpsRoot: accepted(
+  mpsRoot: compat.accept(
     'value',
     "accepted: used only by MPS sharing (sharing.mps, refused in the configuration file), as in NVIDIA's plugin",
     (value) => {
@@ -141,16 +130,16 @@ export const nvidiaOptions = {
     'auto or nvml: the discrete GPUs NVML sees, read from sysfs and /proc/driver/nvidia',
     'kdp does not discover Tegra (Jetson, IGX) integrated GPUs',
   ),
-  imexChannelIds: accepted('value', 'the empty list only (no IMEX channels)', (value) => {
+  imexChannelIds: compat.accept('value', 'the empty list only (no IMEX channels)', (value) => {
     if (list(value).length > 0)
       throw new Error(`${JSON.stringify(value)} is not supported: kdp does not inject IMEX channels`);
   }),
-  imexRequired: accepted(
+  imexRequired: compat.accept(
     'boolean',
     'accepted: only meaningful with IMEX channel IDs, which are refused',
     () => undefined,
   ),
-  kubeletSocket: accepted(
+  kubeletSocket: compat.accept(
     'value',
     "the kubelet's socket <dir>/kubelet.sock: kdp registers there and serves its sockets in <dir> (--device-plugin-dir)",
     (value, to) => {
@@ -163,23 +152,22 @@ export const nvidiaOptions = {
       to.flag('device-plugin-dir', posix.dirname(value));
     },
   ),
-  configFile: accepted('value', "the configuration file, NVIDIA's format or ours (--config)", (value, to) => {
-    if (value.trim() === '') throw new Error('must name a file');
-    to.flag('config', value);
+  configFile: compat.toFlag('config', "the configuration file, NVIDIA's format or ours (--config)", {
+    names: 'a file',
   }),
-  cdiFeatureFlags: accepted(
+  cdiFeatureFlags: compat.accept(
     'value',
     'the empty list only (kdp writes its own CDI specs, without nvidia-ctk)',
     (value) => {
       if (list(value).length > 0) throw new Error(`${JSON.stringify(value)} is not supported: ${NO_HOOKS}`);
     },
   ),
-  cdiDisableHooks: accepted(
+  cdiDisableHooks: compat.accept(
     'value',
     "any list: kdp's CDI specs contain no OCI hooks, so every hook is already left out",
     () => undefined,
   ),
-  disableHealthChecks: accepted(
+  disableHealthChecks: compat.accept(
     'value',
     "all or xids: no NVML Xid health (health.nvml off); Xid numbers: ignored besides NVIDIA's list (health.ignoredXids)",
     (value, to) => {
@@ -196,8 +184,8 @@ export const nvidiaOptions = {
       to.setConfig(['health', 'ignoredXids'], [...new Set([...NVIDIA_IGNORED_XIDS, ...xids])]);
     },
   ),
-  enableHealthChecks: {
-    kind: 'value',
-    refuse: `set health.ignoredXids in the configuration instead (NVIDIA's list is ${NVIDIA_IGNORED_XIDS.join(', ')}; leave out the Xids to act on)`,
-  },
+  enableHealthChecks: compat.refuse(
+    'value',
+    `set health.ignoredXids in the configuration instead (NVIDIA's list is ${NVIDIA_IGNORED_XIDS.join(', ')}; leave out the Xids to act on)`,
+  ),
 } satisfies Record<string, CompatOption>;

@@ -1,4 +1,4 @@
-import { klogFlags, parseGoInt, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
+import { compat, klogFlags, parseGoInt, type CompatLayer, type CompatOption } from '@kdp/core/plugin';
 
 /** golang/glog v1.2's flags (ROCm's plugin logs through glog): klog's where they match, glog's own two refused. */
 const glogFlags: Readonly<Record<string, CompatOption>> = {
@@ -7,18 +7,18 @@ const glogFlags: Readonly<Record<string, CompatOption>> = {
       (name) => [name, klogFlags[name] as CompatOption],
     ),
   ),
-  log_link: {
-    kind: 'value',
-    refuse: 'kdp appends its JSON logs to one file, -log_dir DIR/<binary>.log, and makes no symbolic links',
-  },
-  logbuflevel: { kind: 'value', refuse: 'kdp writes every log line at once, unbuffered, whatever its level' },
+  log_link: compat.refuse(
+    'value',
+    'kdp appends its JSON logs to one file, -log_dir DIR/<binary>.log, and makes no symbolic links',
+  ),
+  logbuflevel: compat.refuse('value', 'kdp writes every log line at once, unbuffered, whatever its level'),
 };
 
 /** `-pulse N`: ROCm's health polling period in seconds (0, its default, turns health checks off). */
-const pulse: CompatOption = {
-  kind: 'value',
-  description: 'seconds between health checks: the change probe runs every N s (--poll-interval Ns)',
-  apply: (value, to) => {
+const pulse: CompatOption = compat.accept(
+  'value',
+  'seconds between health checks: the change probe runs every N s (--poll-interval Ns)',
+  (value, to) => {
     const seconds = parseGoInt(value);
     if (seconds < 0) throw new Error(`${value} is not a number of seconds (0 or more)`);
     if (seconds === 0)
@@ -27,26 +27,24 @@ const pulse: CompatOption = {
       );
     to.flag('poll-interval', `${seconds}s`);
   },
-};
+);
 
 /** `-resource_naming_strategy single|mixed` → `amd.resourceNamingStrategy`. */
-const resourceNamingStrategy: CompatOption = {
-  kind: 'value',
-  description:
-    'single: every GPU and partition as amd.com/gpu; mixed: one resource per partition mode, amd.com/<compute>_<memory> (amd.resourceNamingStrategy)',
-  apply: (value, to) => {
+const resourceNamingStrategy: CompatOption = compat.accept(
+  'value',
+  'single: every GPU and partition as amd.com/gpu; mixed: one resource per partition mode, amd.com/<compute>_<memory> (amd.resourceNamingStrategy)',
+  (value, to) => {
     if (value !== 'single' && value !== 'mixed')
       throw new Error(`${JSON.stringify(value)} is not single or mixed`);
     to.setConfig(['amd', 'resourceNamingStrategy'], value);
   },
-};
+);
 
 /** `-driver_type` (ROCm's gpu-virtualization branch): `container` is what kdp does; the passthrough types are not. */
-const driverType: CompatOption = {
-  kind: 'value',
-  description:
-    'container: GPUs bound to amdgpu, handed to containers (what kdp does); the passthrough types are refused',
-  apply: (value) => {
+const driverType: CompatOption = compat.accept(
+  'value',
+  'container: GPUs bound to amdgpu, handed to containers (what kdp does); the passthrough types are refused',
+  (value) => {
     if (value === '' || value === 'container') return;
     if (value === 'vf-passthrough' || value === 'pf-passthrough')
       throw new Error(
@@ -54,12 +52,13 @@ const driverType: CompatOption = {
       );
     throw new Error(`${JSON.stringify(value)} is not container, vf-passthrough or pf-passthrough`);
   },
-};
+);
 
-const documentedOnly = (what: string): CompatOption => ({
-  kind: 'value',
-  refuse: `ROCm documents ${what} but its plugin (v1.31.0.10) never reads it; kdp refuses it rather than ignore it: remove it`,
-});
+const documentedOnly = (what: string): CompatOption =>
+  compat.refuse(
+    'value',
+    `ROCm documents ${what} but its plugin (v1.31.0.10) never reads it; kdp refuses it rather than ignore it: remove it`,
+  );
 
 /**
  * ROCm/k8s-device-plugin v1.31.0.10 (`k8s-device-plugin`, cmd/k8s-device-plugin/main.go): `-pulse` (health period,

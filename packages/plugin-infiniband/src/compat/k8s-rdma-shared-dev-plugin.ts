@@ -1,15 +1,9 @@
-import type { CompatLayer, CompatOption } from '@kdp/core/plugin';
+import { compat, useCdiOption, type CompatLayer } from '@kdp/core/plugin';
 
 /** Where upstream reads its configuration without `-config-file`. */
 export const RDMA_SHARED_DEFAULT_CONFIG = '/k8s-rdma-shared-dev-plugin/config.json';
 
-const version: CompatOption = {
-  kind: 'boolean',
-  description: 'print the version and exit (--version)',
-  apply: (value, to) => {
-    if (value === 'true') to.flag('version');
-  },
-};
+const version = compat.toFlag('version', 'print the version and exit (--version)', { whenTrue: true });
 
 /**
  * Mellanox/k8s-rdma-shared-dev-plugin v1.5 (`k8s-rdma-shared-dp`): its four flags (`-config-file`, `-use-cdi`,
@@ -19,21 +13,10 @@ const version: CompatOption = {
 export const k8sRdmaSharedDevPluginCompat: CompatLayer = {
   anchor: 'Mellanox/k8s-rdma-shared-dev-plugin v1.5',
   flags: {
-    'config-file': {
-      kind: 'value',
-      description: 'the JSON (or YAML) configuration (--config)',
-      apply: (value, to) => {
-        if (value.trim() === '') throw new Error('must name a file');
-        to.flag('config', value);
-      },
-    },
-    'use-cdi': {
-      kind: 'boolean',
-      description: 'hand devices over as CDI names, specs in --cdi-dir (--device-list-strategy cdi)',
-      apply: (value, to) => {
-        if (value === 'true') to.flag('device-list-strategy', 'cdi');
-      },
-    },
+    'config-file': compat.toFlag('config', 'the JSON (or YAML) configuration (--config)', {
+      names: 'a file',
+    }),
+    'use-cdi': useCdiOption,
     version,
     v: version,
   },

@@ -1,5 +1,11 @@
 import { parse } from 'yaml';
-import type { CompatConfigFormat, CompatLayer, CompatOption, CompatTarget } from '@kdp/core/plugin';
+import {
+  compat,
+  isGoTrue,
+  type CompatConfigFormat,
+  type CompatLayer,
+  type CompatTarget,
+} from '@kdp/core/plugin';
 
 /**
  * Where generic-device-plugin looks for its file without `--config` (viper's `config.<ext>`, parsed as YAML, in
@@ -50,23 +56,21 @@ export function parseGdpDevice(text: string): Record<string, unknown> {
 const addDevice = (value: string, to: CompatTarget): void =>
   to.appendConfig(['devices'], parseGdpDevice(value));
 
-const option = (description: string, apply: (value: string, to: CompatTarget) => void): CompatOption => ({
-  kind: 'value',
-  description,
-  apply,
-});
-
-const domain = option('the domain of the resource names (domain key; default squat.ai)', (value, to) =>
-  to.setConfig(['domain'], value),
+const domain = compat.accept(
+  'value',
+  'the domain of the resource names (domain key; default squat.ai)',
+  (value, to) => to.setConfig(['domain'], value),
 );
-const listen = option(
+const listen = compat.toFlag(
+  'metrics-address',
   'health and metrics address (--metrics-address; /healthz and /metrics here)',
-  (value, to) => to.flag('metrics-address', value),
 );
-const pluginDirectory = option("the kubelet's socket directory (--device-plugin-dir)", (value, to) =>
-  to.flag('device-plugin-dir', value),
+const pluginDirectory = compat.toFlag(
+  'device-plugin-dir',
+  "the kubelet's socket directory (--device-plugin-dir)",
 );
-const logLevel = option(
+const logLevel = compat.accept(
+  'value',
   'all, debug, info, warn or error (--log-level; all is trace); none is refused',
   (value, to) => {
     if (value === 'none')
@@ -124,9 +128,6 @@ const gdpConfigFormat: CompatConfigFormat = {
   },
 };
 
-/** viper's cast.ToBool of an environment value: true for 1, t, T, TRUE, true, True; anything else false. */
-const viperTrue = (value: string): boolean => ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
-
 /**
  * squat/generic-device-plugin 0.1 (`generic-device-plugin`): its flags (`--device` repeatable, JSON or YAML, into
  * our `devices` list; `--domain` our `domain`; `--listen`, `--plugin-directory`, `--log-level`, `--config` and
@@ -138,7 +139,8 @@ const viperTrue = (value: string): boolean => ['1', 't', 'T', 'TRUE', 'true', 'T
 export const genericDevicePluginCompat: CompatLayer = {
   anchor: 'squat/generic-device-plugin 0.1',
   flags: {
-    device: option(
+    device: compat.accept(
+      'value',
       'one device {"name", "groups": [{"paths"|"usb", "count"}]}, JSON or YAML (repeatable; devices key)',
       addDevice,
     ),
@@ -152,14 +154,18 @@ export const genericDevicePluginCompat: CompatLayer = {
     LISTEN: listen,
     PLUGIN_DIRECTORY: pluginDirectory,
     LOG_LEVEL: logLevel,
-    VERSION: option('print the version and exit when true (viper: 1, t, true…)', (value, to) => {
-      if (viperTrue(value)) to.flag('version');
-    }),
-    DEVICE: {
-      kind: 'value',
-      refuse:
-        'generic-device-plugin cannot decode DEVICE from the environment either: give --device flags or a devices list in --config',
-    },
+    // viper's cast.ToBool: 1, t, true… are true, anything else false.
+    VERSION: compat.accept(
+      'value',
+      'print the version and exit when true (viper: 1, t, true…)',
+      (value, to) => {
+        if (isGoTrue(value)) to.flag('version');
+      },
+    ),
+    DEVICE: compat.refuse(
+      'value',
+      'generic-device-plugin cannot decode DEVICE from the environment either: give --device flags or a devices list in --config',
+    ),
   },
   defaultConfigPaths: GDP_DEFAULT_CONFIG_PATHS,
   configFormat: gdpConfigFormat,

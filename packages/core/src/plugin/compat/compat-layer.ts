@@ -71,9 +71,12 @@ export const isRefused = (option: CompatOption): option is RefusedCompatOption =
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
 
+/** Whether Go's strconv.ParseBool reads `text` as true; anything else, invalid text included, is false (viper's cast.ToBool). */
+export const isGoTrue = (text: string): boolean => TRUE.has(text);
+
 /** Parses a boolean as Go's strconv.ParseBool does (`1`, `t`, `true`, `0`, `f`, `FALSE`, …); throws otherwise. */
 export function parseGoBool(text: string): boolean {
-  if (TRUE.has(text)) return true;
+  if (isGoTrue(text)) return true;
   if (FALSE.has(text)) return false;
   throw new Error(`${JSON.stringify(text)} is not a boolean (true or false)`);
 }

@@ -1,7 +1,9 @@
 export { applyCompat, applyConfigPatches } from './apply-compat';
 export type { ApplyCompatOptions, CompatResult, ConfigPatch } from './apply-compat';
 export { createCompatConfigTransform } from './compat-config';
-export { isRefused, parseGoBool, parseGoInt } from './compat-layer';
+export { compat, useCdiOption } from './compat-builders';
+export type { CompatOptionKind, ToFlagOptions } from './compat-builders';
+export { isGoTrue, isRefused, parseGoBool, parseGoInt } from './compat-layer';
 export type {
   AcceptedCompatOption,
   CompatConfigFormat,

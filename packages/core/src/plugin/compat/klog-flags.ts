@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { LogLevel } from '@kdp/base';
+import { compat } from './compat-builders';
 import { parseGoInt, type CompatOption, type CompatTarget } from './compat-layer';
 
 /** klog/glog verbosity (`-v`) as one of our levels: 0–3 info, 4–5 debug, 6 and above trace. */
@@ -34,6 +35,7 @@ const logDir = (value: string, to: CompatTarget): void => {
 };
 
 const stderrOnly = 'JSON logs always go to stderr (kubectl logs); use -log_dir to also write them to a file';
+const NO_HEADER = 'kdp logs are JSON; they carry no klog header';
 
 /**
  * The logging flags of klog and glog that Go device plugins inherit (`-v`, `-logtostderr`, `-log_dir`, …), with
@@ -41,51 +43,33 @@ const stderrOnly = 'JSON logs always go to stderr (kubectl logs); use -log_dir t
  * logging (per-file verbosity, header formats, rotation) is refused with the reason. Spread into a layer's flags.
  */
 export const klogFlags: Readonly<Record<string, CompatOption>> = {
-  v: {
-    kind: 'value',
-    description: 'klog verbosity: 0–3 info, 4–5 debug, 6+ trace (--log-level)',
-    apply: verbosity,
-  },
-  logtostderr: {
-    kind: 'boolean',
-    description: `accepted either way: ${stderrOnly}`,
-    apply: () => undefined,
-  },
-  alsologtostderr: {
-    kind: 'boolean',
-    description: 'logs go to stderr as well as -log_dir (always)',
-    apply: () => undefined,
-  },
-  stderrthreshold: {
-    kind: 'value',
-    description: 'the lowest severity logged (INFO, WARNING, ERROR) becomes --log-level',
-    apply: (value, to) => {
+  v: compat.accept('value', 'klog verbosity: 0–3 info, 4–5 debug, 6+ trace (--log-level)', verbosity),
+  logtostderr: compat.accept('boolean', `accepted either way: ${stderrOnly}`, () => undefined),
+  alsologtostderr: compat.accept(
+    'boolean',
+    'logs go to stderr as well as -log_dir (always)',
+    () => undefined,
+  ),
+  stderrthreshold: compat.accept(
+    'value',
+    'the lowest severity logged (INFO, WARNING, ERROR) becomes --log-level',
+    (value, to) => {
       const level = SEVERITIES[value.trim().toUpperCase()];
       if (level === undefined)
         throw new Error(`${JSON.stringify(value)} is not INFO, WARNING, ERROR or FATAL`);
       to.flag('log-level', level);
     },
-  },
-  log_dir: {
-    kind: 'value',
-    description: 'also append the JSON logs to <dir>/<binary>.log (--log-dir)',
-    apply: logDir,
-  },
-  log_file: {
-    kind: 'value',
-    refuse: 'kdp names its log file itself: use -log_dir DIR (logs are appended to DIR/<binary>.log)',
-  },
-  log_file_max_size: {
-    kind: 'value',
-    refuse: 'kdp does not rotate log files; rotate them outside (logrotate)',
-  },
-  log_backtrace_at: { kind: 'value', refuse: 'kdp logs are JSON without stack traces per line' },
-  vmodule: {
-    kind: 'value',
-    refuse: 'kdp has one log level per process (--log-level), not one per source file',
-  },
-  add_dir_header: { kind: 'boolean', refuse: 'kdp logs are JSON; they carry no klog header' },
-  skip_headers: { kind: 'boolean', refuse: 'kdp logs are JSON; they carry no klog header' },
-  skip_log_headers: { kind: 'boolean', refuse: 'kdp logs are JSON; they carry no klog header' },
-  one_output: { kind: 'boolean', refuse: 'kdp writes each line once, to stderr (and -log_dir)' },
+  ),
+  log_dir: compat.accept('value', 'also append the JSON logs to <dir>/<binary>.log (--log-dir)', logDir),
+  log_file: compat.refuse(
+    'value',
+    'kdp names its log file itself: use -log_dir DIR (logs are appended to DIR/<binary>.log)',
+  ),
+  log_file_max_size: compat.refuse('value', 'kdp does not rotate log files; rotate them outside (logrotate)'),
+  log_backtrace_at: compat.refuse('value', 'kdp logs are JSON without stack traces per line'),
+  vmodule: compat.refuse('value', 'kdp has one log level per process (--log-level), not one per source file'),
+  add_dir_header: compat.refuse('boolean', NO_HEADER),
+  skip_headers: compat.refuse('boolean', NO_HEADER),
+  skip_log_headers: compat.refuse('boolean', NO_HEADER),
+  one_output: compat.refuse('boolean', 'kdp writes each line once, to stderr (and -log_dir)'),
 };
