@@ -261,7 +261,7 @@ describe('a plain consumer of the installed tarballs', () => {
       '  assert.match(require.resolve(id), /node_modules[\\\\/]@kdp[\\\\/][\\w-]+[\\\\/]dist[\\\\/]/, id);',
       '  assert.ok(Object.keys(require(id)).length > 0, id);',
       '}',
-      "assert.strictEqual(typeof require('@kdp/core').createDevicePlugin, 'function');",
+      "assert.strictEqual(typeof require('@kdp/core').createKubeClient, 'function');",
       "assert.strictEqual(typeof require('@kdp/core/plugin').definePlugin, 'function');",
       "assert.strictEqual(typeof require('@kdp/base').createLogger, 'function');",
       "assert.match(require.resolve('@kdp/kubelet-sim/testing'), /dist[\\\\/]testing[\\\\/]index\\.js$/);",

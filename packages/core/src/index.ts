@@ -9,9 +9,6 @@
 
 // lifecycle: declarations, sources, serve / register / re-register, Allocate contract
 
-export { createDevicePlugin } from './device-plugin';
-export type { DevicePlugin, DevicePluginOptions } from './device-plugin';
-export { checkDeclaration, defineResource } from './resource-declaration';
 export type {
   AllocateContext,
   AnyResourceDeclaration,
@@ -20,7 +17,6 @@ export type {
   ResourceDeclaration,
   ResourceOptions,
 } from './resource-declaration';
-export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,
   DeviceHealth,
@@ -28,77 +24,26 @@ export type {
   DeviceNode,
   PluginDevice,
 } from './plugin-device';
-export { createPushSource } from './device-source';
-export type { DeviceListener, DeviceSource, PushSource } from './device-source';
-export { createPollingSource } from './polling-source';
-export type { PollingSourceOptions, ScanTrigger } from './polling-source';
-export { createFsWatchTrigger } from './fs-watch-trigger';
-export { enforcePreferredAllocation } from './preferred-allocation';
-export { defaultAllocation, mergeAllocations } from './container-allocation';
-export type { AllocationTransform } from './allocate-containers';
+export type { DeviceListener, DeviceSource } from './device-source';
 export { Code } from './code';
 export { DevicePluginError } from './device-plugin-error';
-export type {
-  AllocateEvent,
-  DevicePluginEvent,
-  DevicesEvent,
-  GaveUpEvent,
-  RegisteredEvent,
-  RegisterFailedEvent,
-  ReregistrationReason,
-  ResourceEvent,
-  ResourceState,
-  StateEvent,
-  StreamEvent,
-} from './plugin-events';
-export type { ApiVersion } from './registration-client';
-export { createBackoff, createLogger, isLogLevel, LOG_LEVELS, silentLogger, systemClock } from '@kdp/base';
-export type {
-  BackoffOptions,
-  Clock,
-  LifecycleLogger,
-  Logger,
-  LogLevel,
-  LogMethod,
-  TimerHandle,
-} from '@kdp/base';
-export { sanitizeResourceName, socketFileName, socketPath } from './socket-path';
+export { createLogger, silentLogger, systemClock } from '@kdp/base';
+export type { Clock, LifecycleLogger, Logger, LogMethod, TimerHandle } from '@kdp/base';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
-export { bindPluginMetrics } from './bind-plugin-metrics';
-export type { LifecycleMetricsSink } from './bind-plugin-metrics';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
 // configuration, CDI, Kubernetes API access, metrics
 export { z } from 'zod';
-export { ConfigError, formatConfigIssues, isConfigError } from './config/config-error';
+export { ConfigError, isConfigError } from './config/config-error';
 export type { ConfigIssue } from './config/config-error';
-export { formatConfigPath } from './config/format-config-path';
-export { loadConfig, parseConfigText, validateConfigValue } from './config/load-config';
+export { parseConfigText, validateConfigValue } from './config/load-config';
 export type {
   ConfigTransform,
   LoadConfigOptions,
   LoadedConfig,
   UnknownKeyPolicy,
 } from './config/load-config';
-export { watchConfig } from './config/watch-config';
-export type {
-  ConfigChange,
-  ConfigReloadReason,
-  ConfigWatcher,
-  SignalSource,
-  WatchConfigOptions,
-} from './config/watch-config';
-export {
-  cdiQualifiedName,
-  parseCdiQualifiedName,
-  validateCdiClass,
-  validateCdiDeviceName,
-  validateCdiKind,
-  validateCdiVendor,
-} from './cdi/cdi-names';
-export type { CdiNameValidation } from './cdi/cdi-names';
-export { CDI_SPEC_VERSION, checkCdiContainerEdits, minimumCdiVersion } from './cdi/cdi-spec';
-export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, CdiSpec } from './cdi/cdi-spec';
+export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
 export type { KubeApiAccess } from './kube/kube-api-access';
@@ -115,5 +60,3 @@ export type {
 export type { KubeWatch, KubeWatchEvent } from './kube/kube-watch';
 export { loadKubeAccess } from './kube/load-kube-access';
 export type { LoadKubeAccessOptions } from './kube/load-kube-access';
-export { createPluginMetrics } from './metrics/plugin-metrics';
-export type { PluginMetrics, PluginMetricsOptions } from './metrics/plugin-metrics';

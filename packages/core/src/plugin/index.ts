@@ -7,7 +7,7 @@
  * @module @kdp/core/plugin
  */
 
-export { definePlugin, DEVICE_LIST_STRATEGIES } from './define-plugin';
+export { definePlugin } from './define-plugin';
 export type {
   AnyPluginDefinition,
   ChangeProbe,
@@ -21,10 +21,10 @@ export type {
   SetupContext,
   WatchSpec,
 } from './define-plugin';
-export { featureLabelProblem, toLabelValue } from './feature-labels';
+export { toLabelValue } from './feature-labels';
 export { resourceCountLabels } from './resource-count-labels';
 export type { FeatureLabels } from './feature-labels';
-export { flag, formatDuration, parseDuration } from './flags';
+export { flag } from './flags';
 export type {
   BooleanFlagOptions,
   DefaultedValue,
@@ -41,38 +41,21 @@ export type {
 export { runPlugin, runPlugins } from './run-plugin';
 export type { MultiPluginProgram } from './run-plugin';
 export type { ProcessSignals, RunIo, TextSink } from './run-io';
-export { DEVICE_PLUGIN_MODE } from './serve-mode';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
 export type { ProcessServices } from './process-services';
 export { createDevicePluginServeMode } from './device-plugin-serve-mode';
 export { requireDirectories } from './require-directories';
 export { cdiEditsOf } from './cdi-publisher';
-export { formatHelp, parseCommandLine } from './command-line';
-export type { ChosenMode, Command, PluginInvocation, Program } from './command-line';
 export type { CommonFlags } from './common-flags';
-export { ExitCode, UsageError } from './exit-code';
+export { UsageError } from './exit-code';
 export type { UnknownKeyPolicy } from '../config/load-config';
-export { toDiscoverDocument } from './discover-result';
 export type {
   DiscoverDocument,
-  DiscoveredDevice,
   DiscoveredDeviceSpec,
   DiscoveredMount,
-  DiscoveredResource,
-  DiscoverResult,
   ExcludedDevice,
 } from './discover-result';
-export { formatDiscoverTable } from './format-discover-table';
-export {
-  compat,
-  isGoTrue,
-  isRefused,
-  klogFlags,
-  klogVerbosityLevel,
-  parseGoBool,
-  parseGoInt,
-  useCdiOption,
-} from './compat';
+export { compat, isGoTrue, isRefused, klogFlags, parseGoInt, useCdiOption } from './compat';
 export type {
   AcceptedCompatOption,
   CompatConfigFormat,

@@ -10,4 +10,3 @@ export { runPluginCommand, startPluginRun } from './start-plugin-run';
 export type { PluginRun, StartPluginRunOptions } from './start-plugin-run';
 export { resolveCdiDevices } from './resolve-cdi-devices';
 export type { ResolvedCdiDevices } from './resolve-cdi-devices';
-export { readChangeProbe } from '../plugin/read-change-probe';
