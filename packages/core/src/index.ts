@@ -52,7 +52,15 @@ export type {
   StreamEvent,
 } from './plugin-events';
 export type { ApiVersion } from './registration-client';
-export { createBackoff, createLogger, isLogLevel, LOG_LEVELS, silentLogger, systemClock } from '@kdp/base';
+export {
+  createBackoff,
+  createLogger,
+  isLogLevel,
+  LOG_LEVELS,
+  silentLogger,
+  systemClock,
+  writeFileAtomic,
+} from '@kdp/base';
 export type {
   BackoffOptions,
   Clock,
@@ -102,6 +110,8 @@ export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount, Cd
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
 export { getKubeJson, inClusterAccess, KubeApiError, SERVICE_ACCOUNT_DIR } from './kube/kube-api-access';
+export { createNodeLabelWatch } from './kube/node-label-watch';
+export type { NodeLabelWatch, NodeLabelWatchOptions } from './kube/node-label-watch';
 export type { KubeApiAccess } from './kube/kube-api-access';
 export { createPluginMetrics } from './metrics/plugin-metrics';
 export type { PluginMetrics, PluginMetricsOptions } from './metrics/plugin-metrics';

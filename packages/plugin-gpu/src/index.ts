@@ -19,3 +19,5 @@ export { preferredAllocation } from './allocate/preferred-allocation';
 export { gpuChangeProbe } from './scan/gpu-change-probe';
 export type { XidEvent, XidEventSource, XidSourceFactory } from './health/xid-health';
 export { loadNvmlXidSource } from './health/nvml-xid-source';
+export { runConfigManager } from './config-manager/run-config-manager';
+export type { ConfigManagerIo } from './config-manager/run-config-manager';
