@@ -12,5 +12,7 @@ const anchor = Object.hasOwn(anchorBinaries, invoked) ? anchorBinaries[invoked] 
 // `serve --mode dra` serves every chosen plugin as its own DRA driver (<plugin>.kdp.dev).
 const modes = { modes: { dra: createDraServeMode() } };
 if (invoked === 'config-manager') void runConfigManager();
-else if (anchor !== undefined) void runPlugin(anchor, {}, modes);
+// An anchor's name with no arguments (NVIDIA's chart: `command: ["nvidia-device-plugin"]`, env only) serves.
+else if (anchor !== undefined)
+  void runPlugin(anchor, process.argv.length === 2 ? { argv: ['serve'] } : {}, modes);
 else void runPlugins(devicePlugins, {}, modes);

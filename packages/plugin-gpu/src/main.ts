@@ -6,6 +6,10 @@ import { gpuPlugin } from './plugin';
 
 // Invoked as `config-manager` (the image's link, NVIDIA's chart's init container and sidecar): NVIDIA's
 // config-manager contract. Every other name (gpu-device-plugin, nvidia-device-plugin, …) runs the plugin.
-if (basename(process.argv[1] ?? '') === 'config-manager') void runConfigManager();
+const invoked = basename(process.argv[1] ?? '');
+// An anchor's name with no arguments (NVIDIA's chart: `command: ["nvidia-device-plugin"]`, env only) serves.
+const anchors = ['nvidia-device-plugin', 'k8s-device-plugin', 'intel_gpu_device_plugin'];
+const argv = anchors.includes(invoked) && process.argv.length === 2 ? { argv: ['serve'] } : {};
+if (invoked === 'config-manager') void runConfigManager();
 // `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
-else void runPlugin(gpuPlugin, {}, { modes: { dra: createDraServeMode() } });
+else void runPlugin(gpuPlugin, argv, { modes: { dra: createDraServeMode() } });
