@@ -1,0 +1,172 @@
+import { execFile } from 'node:child_process';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { createKubeletSim } from '@kdp/kubelet-sim';
+import { buildNvidiaMachine } from '@kdp/plugin-gpu/testing';
+import {
+  nvidiaHelmChart,
+  nvidiaStaticDaemonSet,
+  type ContainerSpec,
+} from './anchor-specs/nvidia-container-specs';
+import { missingPrerequisites } from './prerequisites';
+import { createRuncContainer, runInContainer } from './runc-container';
+
+const run = promisify(execFile);
+const repo = resolve(__dirname, '../../..');
+const builder = join(repo, 'tools/image/build-images.mjs');
+
+/** Each image's anchor links (paths inside the image) and the binary each one runs. */
+const links: Record<string, Record<string, string>> = {
+  gpu: {
+    '/usr/bin/nvidia-device-plugin': 'gpu-device-plugin',
+    '/usr/bin/config-manager': 'config-manager',
+    '/root/k8s-device-plugin': 'gpu-device-plugin',
+    '/usr/local/bin/intel_gpu_device_plugin': 'gpu-device-plugin',
+  },
+  sriov: { '/usr/bin/sriovdp': 'sriov-device-plugin', '/entrypoint.sh': 'sriov-device-plugin' },
+  infiniband: { '/bin/k8s-rdma-shared-dp': 'infiniband-device-plugin' },
+  usb: { '/generic-device-plugin': 'usb-device-plugin' },
+  fpga: { '/usr/local/bin/intel_fpga_device_plugin': 'fpga-device-plugin' },
+  'device-plugins': {
+    '/usr/bin/nvidia-device-plugin': 'gpu-device-plugin',
+    '/usr/bin/config-manager': 'config-manager',
+    '/root/k8s-device-plugin': 'gpu-device-plugin',
+    '/usr/local/bin/intel_gpu_device_plugin': 'gpu-device-plugin',
+    '/usr/bin/sriovdp': 'sriov-device-plugin',
+    '/entrypoint.sh': 'sriov-device-plugin',
+    '/bin/k8s-rdma-shared-dp': 'infiniband-device-plugin',
+    '/generic-device-plugin': 'usb-device-plugin',
+    '/usr/local/bin/intel_fpga_device_plugin': 'fpga-device-plugin',
+  },
+};
+const names = Object.keys(links);
+
+const unmet = missingPrerequisites();
+const describeImages = unmet === undefined || process.env['CI'] !== undefined ? describe : describe.skip;
+
+describeImages("anchors' binary names in the images (amd64 under runc)", () => {
+  let work: string;
+  const layout = (name: string) => `${join(work, 'images', name, 'oci')}:0.1.0-amd64`;
+  let seq = 0;
+  const bundle = () => {
+    const dir = join(work, `bundle-${++seq}`);
+    mkdirSync(dir);
+    return dir;
+  };
+
+  beforeAll(async () => {
+    if (unmet !== undefined) throw new Error(`e2e-images cannot run in CI: ${unmet}`);
+    work = mkdtempSync(join(tmpdir(), 'kdp-e2ea-'));
+    await run(process.execPath, [builder, ...names, '--arch', 'amd64', '--out', join(work, 'images')], {
+      cwd: repo,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  }, 600_000);
+  afterAll(() => {
+    if (work !== undefined) rmSync(work, { recursive: true, force: true });
+  });
+
+  it.each(names)(
+    '%s: every anchor name is a link to /app/main.js and runs it by that name',
+    async (name) => {
+      const rootfs = join(work, `unpacked-${name}`);
+      await run('umoci', ['unpack', '--image', layout(name), rootfs]);
+      for (const path of Object.keys(links[name] ?? {}))
+        expect([path, readlinkSync(join(rootfs, 'rootfs', path))]).toEqual([path, '/app/main.js']);
+      expect(readFileSync(join(rootfs, 'rootfs/app/main.js'), 'utf8').split('\n')[0]).toBe(
+        '#!/nodejs/bin/node',
+      );
+      for (const [path, binary] of Object.entries(links[name] ?? {})) {
+        // As a manifest writes it: a bare name is found on the image's PATH, `./x` in the working directory.
+        const dir = path.slice(0, path.lastIndexOf('/')) || '/';
+        const base = path.slice(path.lastIndexOf('/') + 1);
+        const command = ['/usr/bin', '/usr/local/bin', '/bin'].includes(dir) ? base : `./${base}`;
+        const result = await runInContainer({
+          image: layout(name),
+          bundle: bundle(),
+          id: `kdp-e2ea-${process.pid}-${seq}`,
+          args: ['--version'],
+          command: [command],
+          cwd: dir,
+          readOnly: [],
+          writable: [],
+        });
+        expect({ path, ...result }).toEqual({ path, code: 0, output: `${binary} 0.1.0\n` });
+      }
+    },
+    300_000,
+  );
+
+  /**
+   * Runs `spec` as its pod would run it on the GPU fixture node: the node's /sys and device nodes mounted where
+   * the kubelet's runtime puts them, the device-plugins directory where the manifest mounts it, `files` (host
+   * path → container path) as its other volumes; resolves once kubelet-sim saw nvidia.com/gpu register.
+   */
+  async function registers(name: string, spec: ContainerSpec, files: Record<string, string> = {}) {
+    const node = buildNvidiaMachine();
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-dp-'));
+    const sim = await createKubeletSim({ dir });
+    const devices = readdirSync(node.devRoot).map((entry) => ({
+      source: join(node.devRoot, entry),
+      destination: `/dev/${entry}`,
+      readOnly: true,
+    }));
+    const container = await createRuncContainer({
+      image: layout(name),
+      bundle: bundle(),
+      id: `kdp-e2ea-${process.pid}-${seq}`,
+      ...(spec.command !== undefined ? { command: spec.command } : {}),
+      args: spec.args ?? (spec.command === undefined ? ['serve'] : []),
+      env: spec.env,
+      readOnly: [],
+      writable: [],
+      binds: [
+        { source: node.root, destination: '/sys', readOnly: true },
+        ...devices,
+        { source: dir, destination: spec.devicePluginDir, readOnly: false },
+        ...Object.entries(files).map(([source, destination]) => ({ source, destination, readOnly: false })),
+      ],
+    });
+    try {
+      const state = await sim
+        .until('nvidia.com/gpu', (now) => now.registered, 60_000)
+        .catch((error: Error) => {
+          throw new Error(`${error.message}\n${container.log()}`);
+        });
+      expect(state).toMatchObject({ name: 'nvidia.com/gpu', registered: true });
+    } finally {
+      await container.remove();
+      await sim.close();
+      node.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  // Not passing yet: the fixture node bound at /sys and /dev (runc refuses binds under /proc, so
+  // /proc/driver/nvidia is missing) advertises no GPU ("no resource to advertise yet"); see the report of issue 32.
+  it.skip("NVIDIA's static DaemonSet (no command, no args, its env) registers nvidia.com/gpu", async () => {
+    await registers('gpu', nvidiaStaticDaemonSet);
+  }, 120_000);
+
+  it.skip("NVIDIA's Helm chart's plugin container (command nvidia-device-plugin, CONFIG_FILE) registers nvidia.com/gpu", async () => {
+    // /config is the emptyDir the chart's config-manager init container fills (its only key, fallback `single`).
+    const config = mkdtempSync(join(tmpdir(), 'kdp-config-'));
+    writeFileSync(join(config, 'config.yaml'), nvidiaHelmChart.config);
+    try {
+      await registers('gpu', nvidiaHelmChart.plugin, { [config]: '/config' });
+      await registers('device-plugins', nvidiaHelmChart.plugin, { [config]: '/config' });
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
