@@ -19,6 +19,7 @@ import {
   type ContainerSpec,
 } from './anchor-specs/nvidia-container-specs';
 import { missingPrerequisites } from './prerequisites';
+import { bindIntoContainer } from './bind-into-container';
 import { createRuncContainer, runInContainer } from './runc-container';
 
 const run = promisify(execFile);
@@ -108,8 +109,8 @@ describeImages("anchors' binary names in the images (amd64 under runc)", () => {
   );
 
   /**
-   * Runs `spec` as its pod would run it on the GPU fixture node: the node's /sys and device nodes mounted where
-   * the kubelet's runtime puts them, the device-plugins directory where the manifest mounts it, `files` (host
+   * Runs `spec` as its pod would run it on the GPU fixture node: the node's /sys, device nodes and
+   * /proc/driver where the host's would be, the device-plugins directory where the manifest mounts it, `files` (host
    * path → container path) as its other volumes; resolves once kubelet-sim saw nvidia.com/gpu register.
    */
   async function registers(name: string, spec: ContainerSpec, files: Record<string, string> = {}) {
@@ -133,11 +134,15 @@ describeImages("anchors' binary names in the images (amd64 under runc)", () => {
       binds: [
         { source: node.root, destination: '/sys', readOnly: true },
         ...devices,
+        { source: node.procRoot, destination: '/kdp-node/proc', readOnly: true },
         { source: dir, destination: spec.devicePluginDir, readOnly: false },
         ...Object.entries(files).map(([source, destination]) => ({ source, destination, readOnly: false })),
       ],
     });
     try {
+      // The node's driver files appear in the container's own procfs, as the host's NVIDIA driver's would (the
+      // plugin rescans when /proc/driver/nvidia/gpus changes); runc refuses a bind under /proc in the spec.
+      await bindIntoContainer(container.pid, '/kdp-node/proc/driver', '/proc/driver');
       const state = await sim
         .until('nvidia.com/gpu', (now) => now.registered, 60_000)
         .catch((error: Error) => {
@@ -152,13 +157,11 @@ describeImages("anchors' binary names in the images (amd64 under runc)", () => {
     }
   }
 
-  // Not passing yet: the fixture node bound at /sys and /dev (runc refuses binds under /proc, so
-  // /proc/driver/nvidia is missing) advertises no GPU ("no resource to advertise yet"); see the report of issue 32.
-  it.skip("NVIDIA's static DaemonSet (no command, no args, its env) registers nvidia.com/gpu", async () => {
+  it("NVIDIA's static DaemonSet (no command, no args, its env) registers nvidia.com/gpu", async () => {
     await registers('gpu', nvidiaStaticDaemonSet);
   }, 120_000);
 
-  it.skip("NVIDIA's Helm chart's plugin container (command nvidia-device-plugin, CONFIG_FILE) registers nvidia.com/gpu", async () => {
+  it("NVIDIA's Helm chart's plugin container (command nvidia-device-plugin, CONFIG_FILE) registers nvidia.com/gpu", async () => {
     // /config is the emptyDir the chart's config-manager init container fills (its only key, fallback `single`).
     const config = mkdtempSync(join(tmpdir(), 'kdp-config-'));
     writeFileSync(join(config, 'config.yaml'), nvidiaHelmChart.config);
