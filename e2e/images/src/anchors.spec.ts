@@ -6,8 +6,11 @@ import {
   readFileSync,
   readlinkSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -161,15 +164,110 @@ describeImages("anchors' binary names in the images (amd64 under runc)", () => {
     await registers('gpu', nvidiaStaticDaemonSet);
   }, 120_000);
 
-  it("NVIDIA's Helm chart's plugin container (command nvidia-device-plugin, CONFIG_FILE) registers nvidia.com/gpu", async () => {
-    // /config is the emptyDir the chart's config-manager init container fills (its only key, fallback `single`).
-    const config = mkdtempSync(join(tmpdir(), 'kdp-config-'));
-    writeFileSync(join(config, 'config.yaml'), nvidiaHelmChart.config);
+  /**
+   * Runs the chart's config-manager init container (its command and env, NODE_NAME from the pod's node) in
+   * `name`'s image against a fake API server over TLS, reached as a pod reaches it (KUBERNETES_SERVICE_HOST and
+   * the service account's token and CA); `configs` is the ConfigMap volume, `config` the emptyDir it fills.
+   */
+  async function configManagerInit(name: string, configs: string, config: string): Promise<void> {
+    const tls = mkdtempSync(join(tmpdir(), 'kdp-tls-'));
+    const key = join(tls, 'tls.key');
+    const crt = join(tls, 'tls.crt');
+    const account = join(tls, 'serviceaccount');
+    mkdirSync(account);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+    ]);
+    writeFileSync(join(account, 'token'), 'e2e-token\n');
+    writeFileSync(join(account, 'ca.crt'), readFileSync(crt));
+    const requests: string[] = [];
+    const api = createHttpsServer({ key: readFileSync(key), cert: readFileSync(crt) }, (req, res) => {
+      requests.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      if (req.url !== '/api/v1/nodes/node-7' || req.headers.authorization !== 'Bearer e2e-token') {
+        res.writeHead(403, { 'content-type': 'application/json' }).end('{"message":"forbidden"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'Node',
+          metadata: { name: 'node-7', labels: { 'kubernetes.io/os': 'linux' } },
+        }),
+      );
+    });
+    await new Promise<void>((listening) => api.listen(0, '127.0.0.1', listening));
     try {
-      await registers('gpu', nvidiaHelmChart.plugin, { [config]: '/config' });
-      await registers('device-plugins', nvidiaHelmChart.plugin, { [config]: '/config' });
+      const { init } = nvidiaHelmChart;
+      const result = await runInContainer({
+        image: layout(name),
+        bundle: bundle(),
+        id: `kdp-e2ea-${process.pid}-${seq}`,
+        command: init.command,
+        args: [],
+        env: {
+          ...init.env,
+          NODE_NAME: 'node-7',
+          KUBERNETES_SERVICE_HOST: '127.0.0.1',
+          KUBERNETES_SERVICE_PORT: String((api.address() as AddressInfo).port),
+        },
+        hostNetwork: true,
+        readOnly: [],
+        writable: [],
+        binds: [
+          { source: configs, destination: '/available-configs', readOnly: true },
+          { source: config, destination: '/config', readOnly: false },
+          { source: account, destination: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+        ],
+      });
+      expect({ code: result.code, output: result.code === 0 ? '' : result.output }).toEqual({
+        code: 0,
+        output: '',
+      });
+      expect(requests).toContain('GET /api/v1/nodes/node-7 Bearer e2e-token');
     } finally {
-      rmSync(config, { recursive: true, force: true });
+      await new Promise((closed) => api.close(closed));
+      rmSync(tls, { recursive: true, force: true });
     }
-  }, 240_000);
+  }
+
+  it.each(['gpu', 'device-plugins'])(
+    "%s: NVIDIA's Helm chart's config-manager init container (ONESHOT=true) writes /config/config.yaml, then its plugin container (command nvidia-device-plugin, CONFIG_FILE) registers nvidia.com/gpu",
+    async (name) => {
+      // The ConfigMap volume as the kubelet writes it: each key a link into ..data; the chart's one key, `config`.
+      const configs = mkdtempSync(join(tmpdir(), 'kdp-configs-'));
+      const config = mkdtempSync(join(tmpdir(), 'kdp-config-'));
+      mkdirSync(join(configs, '..data'));
+      writeFileSync(join(configs, '..data', 'config'), nvidiaHelmChart.config);
+      symlinkSync(join('..data', 'config'), join(configs, 'config'));
+      try {
+        // No label on the node, no DEFAULT_CONFIG: FALLBACK_STRATEGIES named (no key `default`), then single.
+        await configManagerInit(name, configs, config);
+        expect(readFileSync(join(config, 'config.yaml'), 'utf8')).toBe(nvidiaHelmChart.config);
+        await registers(name, nvidiaHelmChart.plugin, {
+          [config]: '/config',
+          [configs]: '/available-configs',
+        });
+      } finally {
+        rmSync(configs, { recursive: true, force: true });
+        rmSync(config, { recursive: true, force: true });
+      }
+    },
+    240_000,
+  );
 });
