@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { runPlugin, runPlugins } from '@kdp/core/plugin';
+import { anchorInvocation, runPlugin, runPlugins } from '@kdp/core/plugin';
 import { createDraServeMode } from '@kdp/dra';
 import { runConfigManager } from '@kdp/plugin-gpu';
 import { anchorBinaries } from './anchor-binaries';
@@ -13,6 +13,5 @@ const anchor = Object.hasOwn(anchorBinaries, invoked) ? anchorBinaries[invoked] 
 const modes = { modes: { dra: createDraServeMode() } };
 if (invoked === 'config-manager') void runConfigManager();
 // An anchor's name with no arguments (NVIDIA's chart: `command: ["nvidia-device-plugin"]`, env only) serves.
-else if (anchor !== undefined)
-  void runPlugin(anchor, process.argv.length === 2 ? { argv: ['serve'] } : {}, modes);
+else if (anchor !== undefined) void runPlugin(anchor, anchorInvocation([invoked]), modes);
 else void runPlugins(devicePlugins, {}, modes);

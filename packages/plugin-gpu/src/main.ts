@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { runPlugin } from '@kdp/core/plugin';
+import { anchorInvocation, runPlugin } from '@kdp/core/plugin';
 import { createDraServeMode } from '@kdp/dra';
 import { runConfigManager } from './config-manager/run-config-manager';
 import { gpuPlugin } from './plugin';
@@ -8,8 +8,7 @@ import { gpuPlugin } from './plugin';
 // config-manager contract. Every other name (gpu-device-plugin, nvidia-device-plugin, …) runs the plugin.
 const invoked = basename(process.argv[1] ?? '');
 // An anchor's name with no arguments (NVIDIA's chart: `command: ["nvidia-device-plugin"]`, env only) serves.
-const anchors = ['nvidia-device-plugin', 'k8s-device-plugin', 'intel_gpu_device_plugin'];
-const argv = anchors.includes(invoked) && process.argv.length === 2 ? { argv: ['serve'] } : {};
+const io = anchorInvocation(['nvidia-device-plugin', 'k8s-device-plugin', 'intel_gpu_device_plugin']);
 if (invoked === 'config-manager') void runConfigManager();
 // `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
-else void runPlugin(gpuPlugin, argv, { modes: { dra: createDraServeMode() } });
+else void runPlugin(gpuPlugin, io, { modes: { dra: createDraServeMode() } });

@@ -38,6 +38,7 @@ export type {
   StringFlagOptions,
 } from './flags';
 export { runPlugin, runPlugins } from './run-plugin';
+export { anchorInvocation } from './anchor-invocation';
 export { DEVICE_PLUGIN_MODE } from './serve-mode';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
 export { cdiEditsOf } from './cdi-publisher';
