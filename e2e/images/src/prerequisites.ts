@@ -7,6 +7,8 @@ const tools: ReadonlyArray<readonly [string, string]> = [
   ['runc', 'runc'],
   // Runs the arm64 images' Node on an x86-64 host, invoked directly (no binfmt_misc registration needed).
   ['qemu-aarch64-static', 'qemu-user-static'],
+  // anchors.spec.ts: lays the fixture's /proc/driver into a container's procfs (bind-into-container.ts).
+  ['python3', 'python3'],
 ];
 
 function hasTool(command: string): boolean {

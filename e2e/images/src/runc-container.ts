@@ -21,6 +21,14 @@ export interface RuncContainerOptions {
   readonly writable: readonly string[];
   /** Share the host's network namespace (as a hostNetwork pod), so the host can reach its HTTP endpoints. */
   readonly hostNetwork?: boolean;
+  /** Replaces the image's Entrypoint, as a pod's `command` does (`args` then follow it). */
+  readonly command?: readonly string[];
+  /** Variables added to the image's environment (a pod's `env`; a name given here wins). */
+  readonly env?: Readonly<Record<string, string>>;
+  /** The working directory (a pod's `workingDir`; default the image's). */
+  readonly cwd?: string;
+  /** Host paths bind-mounted at other paths in the container (a pod's volumeMounts). */
+  readonly binds?: ReadonlyArray<{ source: string; destination: string; readOnly: boolean }>;
 }
 
 /** A detached container started with `runc run --detach`. */
@@ -41,6 +49,8 @@ interface RuntimeSpec {
   process: {
     terminal: boolean;
     args: string[];
+    env?: string[];
+    cwd?: string;
     capabilities?: Record<string, string[]>;
     noNewPrivileges?: boolean;
   };
@@ -63,7 +73,19 @@ function harden(spec: RuntimeSpec, options: RuncContainerOptions, replaceEntrypo
     process: {
       ...spec.process,
       terminal: false,
-      args: replaceEntrypoint ? [...options.args] : [...spec.process.args.slice(0, 2), ...options.args],
+      args:
+        options.command !== undefined
+          ? [...options.command, ...options.args]
+          : replaceEntrypoint
+            ? [...options.args]
+            : [...spec.process.args.slice(0, 2), ...options.args],
+      env: [
+        ...(spec.process.env ?? []).filter(
+          (line) => !Object.hasOwn(options.env ?? {}, line.split('=')[0] ?? ''),
+        ),
+        ...Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`),
+      ],
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
       capabilities: { bounding: [], effective: [], inheritable: [], permitted: [], ambient: [] },
       noNewPrivileges: true,
     },
@@ -80,6 +102,12 @@ function harden(spec: RuntimeSpec, options: RuncContainerOptions, replaceEntrypo
       ...spec.mounts,
       ...options.readOnly.map((path) => bind(path, 'ro')),
       ...options.writable.map((path) => bind(path, 'rw')),
+      ...(options.binds ?? []).map(({ source, destination, readOnly }) => ({
+        destination,
+        type: 'bind',
+        source,
+        options: ['rbind', readOnly ? 'ro' : 'rw'],
+      })),
     ],
   };
 }

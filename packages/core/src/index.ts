@@ -27,7 +27,7 @@ export type {
 export type { DeviceListener, DeviceSource } from './device-source';
 export { Code } from './code';
 export { DevicePluginError } from './device-plugin-error';
-export { createLogger, silentLogger, systemClock } from '@kdp/base';
+export { createLogger, silentLogger, systemClock, writeFileAtomic } from '@kdp/base';
 export type { Clock, LifecycleLogger, Logger, LogMethod, TimerHandle } from '@kdp/base';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
@@ -46,6 +46,8 @@ export type {
 export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
+export { createNodeLabelWatch } from './kube/node-label-watch';
+export type { NodeLabelWatch, NodeLabelWatchOptions } from './kube/node-label-watch';
 export type { KubeApiAccess } from './kube/kube-api-access';
 export { KubeApiError } from './kube/kube-api-error';
 export type { KubeStatusCause } from './kube/kube-api-error';

@@ -1,6 +1,9 @@
-import { runPlugin } from '@kdp/core/plugin';
+import { anchorInvocation, runPlugin } from '@kdp/core/plugin';
 import { createDraServeMode } from '@kdp/dra';
 import { fpgaPlugin } from './plugin';
 
+// Invoked by the anchor's binary name (a link in the image) with no arguments: serve.
 // `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
-void runPlugin(fpgaPlugin, {}, { modes: { dra: createDraServeMode() } });
+void runPlugin(fpgaPlugin, anchorInvocation(['intel_fpga_device_plugin']), {
+  modes: { dra: createDraServeMode() },
+});

@@ -1,6 +1,9 @@
-import { runPlugin } from '@kdp/core/plugin';
+import { anchorInvocation, runPlugin } from '@kdp/core/plugin';
 import { createDraServeMode } from '@kdp/dra';
 import { usbPlugin } from './plugin';
 
+// Invoked by the anchor's binary name (a link in the image) with no arguments: serve.
 // `serve --mode dra` serves the same devices through Dynamic Resource Allocation.
-void runPlugin(usbPlugin, {}, { modes: { dra: createDraServeMode() } });
+void runPlugin(usbPlugin, anchorInvocation(['generic-device-plugin']), {
+  modes: { dra: createDraServeMode() },
+});

@@ -23,6 +23,9 @@ function listFiles(dir) {
   return out;
 }
 
+/** The first line of /app/main.js: the image's Node runs it when a link to it is executed. */
+const SHEBANG = Buffer.from('#!/nodejs/bin/node\n');
+
 /** `name`'s entry in package-lock.json (version, integrity, license): the project's own pin of that addon. */
 function lockedPackage(packageLock, name) {
   const entry = packageLock.packages?.[`node_modules/${name}`];
@@ -92,7 +95,15 @@ export async function appLayer({
   const { npmArch, triplet } = platforms[arch];
   const expand = (text) => text.replaceAll('{npmArch}', npmArch).replaceAll('{triplet}', triplet);
   const { app, bundled } = bundleComponents({ root, packageLock, source, bundle, projectDir });
-  const entries = [{ path: 'app/main.js', type: 'file', data: readFileSync(bundle), origin: app['bom-ref'] }];
+  // An executable script the kernel runs itself (no shell in the image): the anchors' names link to it.
+  const script = readFileSync(bundle);
+  // The bundle's own `#!/usr/bin/env node` line (for npm's bin) is replaced: the image has no /usr/bin/env.
+  const body = script.subarray(0, 2).toString() === '#!' ? script.subarray(script.indexOf(10) + 1) : script;
+  const data = Buffer.concat([SHEBANG, body]);
+  const entries = [
+    { path: 'app/main.js', type: 'file', data, mode: 0o755, origin: app['bom-ref'] },
+    ...plugin.links.map((path) => ({ path, type: 'symlink', target: '/app/main.js' })),
+  ];
   const addons = [];
   for (const addon of plugin.addons) {
     const name = expand(addon.name);

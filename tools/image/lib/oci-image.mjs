@@ -80,7 +80,8 @@ export async function addArchImage({ layout, tag, arch, cmd, created, labels, la
     '--config.workingdir',
     '/app',
     '--config.env',
-    'PATH=/nodejs/bin',
+    // The anchors' commands (`nvidia-device-plugin`, `config-manager`, …) are links in these directories.
+    'PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin',
     '--config.env',
     'NODE_ENV=production',
     '--config.entrypoint',

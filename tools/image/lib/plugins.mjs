@@ -44,20 +44,70 @@ const usb = [
 const libudev = [{ package: 'libudev1', sonames: ['libudev.so.1'] }];
 
 /**
+ * The established plugins' binary names, at the paths their images hold them and their manifests run them
+ * (`command`, or the image's entrypoint with the manifest's `args` only): each becomes a link to /app/main.js,
+ * whose entry runs that plugin (with its compat layers) when invoked by that name. Relative commands resolve
+ * against the image's PATH (/usr/local/bin, /usr/bin, /bin after /nodejs/bin) or the working directory.
+ */
+const anchors = {
+  // NVIDIA/k8s-device-plugin's image (deployments/container/Dockerfile): /usr/bin/nvidia-device-plugin, its
+  // entrypoint and the Helm chart's command, and /usr/bin/config-manager, the chart's init container and sidecar.
+  nvidia: ['usr/bin/nvidia-device-plugin', 'usr/bin/config-manager'],
+  // ROCm/k8s-device-plugin's k8s-ds-amdgpu-dp-health.yaml: `workingDir: /root`, `command: ["./k8s-device-plugin"]`.
+  rocm: ['root/k8s-device-plugin'],
+  // intel-device-plugins-for-kubernetes' images install to /usr/local/bin and use it as the entrypoint.
+  intelGpu: ['usr/local/bin/intel_gpu_device_plugin'],
+  intelFpga: ['usr/local/bin/intel_fpga_device_plugin'],
+  // sriov-network-device-plugin: /usr/bin/sriovdp and the image's entrypoint /entrypoint.sh (WORKDIR /).
+  sriov: ['usr/bin/sriovdp', 'entrypoint.sh'],
+  // Mellanox/k8s-rdma-shared-dev-plugin: /bin/k8s-rdma-shared-dp, the image's CMD.
+  rdma: ['bin/k8s-rdma-shared-dp'],
+  // squat/generic-device-plugin: ENTRYPOINT ["/generic-device-plugin"].
+  gdp: ['generic-device-plugin'],
+};
+const gpuLinks = [...anchors.nvidia, ...anchors.rocm, ...anchors.intelGpu];
+
+/**
  * The five plugins, the all-in-one binary and the device monitor: Nx project, binary name, the image's default
- * arguments (`cmd`, `['serve']` when absent), npm packages and Debian-provided libraries each needs.
+ * arguments (`cmd`, `['serve']` when absent), npm packages and Debian-provided libraries each needs, and the
+ * anchors' binary names (`links`, paths inside the image) linked to its entry.
  */
 export const plugins = {
-  gpu: { project: '@kdp/plugin-gpu', binary: 'gpu-device-plugin', addons: koffi, libraries: [] },
-  sriov: { project: '@kdp/plugin-sriov', binary: 'sriov-device-plugin', addons: [], libraries: [] },
+  gpu: {
+    project: '@kdp/plugin-gpu',
+    binary: 'gpu-device-plugin',
+    addons: koffi,
+    libraries: [],
+    links: gpuLinks,
+  },
+  sriov: {
+    project: '@kdp/plugin-sriov',
+    binary: 'sriov-device-plugin',
+    addons: [],
+    libraries: [],
+    links: anchors.sriov,
+  },
   infiniband: {
     project: '@kdp/plugin-infiniband',
     binary: 'infiniband-device-plugin',
     addons: [],
     libraries: [],
+    links: anchors.rdma,
   },
-  usb: { project: '@kdp/plugin-usb', binary: 'usb-device-plugin', addons: usb, libraries: libudev },
-  fpga: { project: '@kdp/plugin-fpga', binary: 'fpga-device-plugin', addons: [], libraries: [] },
+  usb: {
+    project: '@kdp/plugin-usb',
+    binary: 'usb-device-plugin',
+    addons: usb,
+    libraries: libudev,
+    links: anchors.gdp,
+  },
+  fpga: {
+    project: '@kdp/plugin-fpga',
+    binary: 'fpga-device-plugin',
+    addons: [],
+    libraries: [],
+    links: anchors.intelFpga,
+  },
   // The five plugins in one process (`serve --plugins gpu,usb,…`): its bundle keeps koffi and usb external, so
   // it holds the union of gpu's and usb's addons and libraries.
   'device-plugins': {
@@ -65,8 +115,16 @@ export const plugins = {
     binary: 'kdp-device-plugins',
     addons: [...koffi, ...usb],
     libraries: libudev,
+    links: [...gpuLinks, ...anchors.sriov, ...anchors.rdma, ...anchors.gdp, ...anchors.intelFpga],
   },
   // Not a device plugin: the per-node PodResources metrics exporter that deploy/monitor runs. It has no
   // subcommands, so its image has no default `serve` argument.
-  monitor: { project: '@kdp/monitor', binary: 'device-monitor', cmd: [], addons: [], libraries: [] },
+  monitor: {
+    project: '@kdp/monitor',
+    binary: 'device-monitor',
+    cmd: [],
+    addons: [],
+    libraries: [],
+    links: [],
+  },
 };

@@ -41,13 +41,14 @@ export type {
 export { runPlugin, runPlugins } from './run-plugin';
 export type { MultiPluginProgram } from './run-plugin';
 export type { ProcessSignals, RunIo, TextSink } from './run-io';
+export { anchorInvocation } from './anchor-invocation';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
 export type { ProcessServices } from './process-services';
 export { createDevicePluginServeMode } from './device-plugin-serve-mode';
 export { requireDirectories } from './require-directories';
 export { cdiEditsOf } from './cdi-publisher';
 export type { CommonFlags } from './common-flags';
-export { UsageError } from './exit-code';
+export { ExitCode, UsageError } from './exit-code';
 export type { UnknownKeyPolicy } from '../config/load-config';
 export type {
   DiscoverDocument,
@@ -55,6 +56,7 @@ export type {
   DiscoveredMount,
   ExcludedDevice,
 } from './discover-result';
+export { parseGoBool } from './compat/compat-layer';
 export { compat, isGoTrue, isRefused, klogFlags, parseGoInt, useCdiOption } from './compat';
 export type {
   AcceptedCompatOption,
