@@ -7,7 +7,8 @@
 //      used when another package imports it by name, or when a type-level part of a used export names it (the
 //      options type of a used factory, an event type in a used union): those stay exported, so the public
 //      declarations never refer to a type their reader cannot name.
-// It lists every circle and every unused export by name, and exits 1 when either limit is passed.
+// It lists every circle and every unused export by name, and exits 1 when either limit is passed. (A type that a
+// used export names but no entry point exports is TypeDoc's check: e2e/docs builds the reference without warnings.)
 //
 //   node tools/ci/check-imports.mjs            the check (prints a table of exports per entry point)
 //   node tools/ci/check-imports.mjs --json     the same facts as JSON (for before/after comparisons)
@@ -139,7 +140,10 @@ function entryPoints() {
   return entries;
 }
 
-/** The names each entry point exports, as the type checker sees them (`export *` followed). */
+/**
+ * The names each entry point exports, as the type checker sees them (`export *` followed); marks in `used` every
+ * export that a type position of a used export names, whichever entry point exports it.
+ */
 function exportedNames(entries, used) {
   const program = ts.createProgram(
     entries.map((entry) => join(ROOT, entry.file)),
@@ -157,38 +161,55 @@ function exportedNames(entries, used) {
   const checker = program.getTypeChecker();
   const target = (symbol) =>
     symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-  return new Map(
-    entries.map((entry) => {
-      const source = program.getSourceFile(join(ROOT, entry.file));
-      const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
-      const exports = moduleSymbol === undefined ? [] : checker.getExportsOfModule(moduleSymbol);
-      const byTarget = new Map(exports.map((symbol) => [target(symbol), symbol.getName()]));
-      const taken = used.get(entry.specifier);
-      const queue = exports.filter((symbol) => taken.has(symbol.getName()) || taken.has('*'));
-      // Names reachable from a used export's declarations through type positions (bodies are not API).
-      while (queue.length > 0) {
-        const symbol = target(queue.pop());
-        for (const declaration of symbol.declarations ?? []) {
-          const visit = (node) => {
-            if (ts.isBlock(node) && node.parent !== undefined && ts.isFunctionLike(node.parent)) return;
-            let name;
-            if (ts.isTypeReferenceNode(node)) name = node.typeName;
-            else if (ts.isExpressionWithTypeArguments(node)) name = node.expression;
-            else if (ts.isTypeQueryNode(node)) name = node.exprName;
-            const referenced = name === undefined ? undefined : checker.getSymbolAtLocation(name);
-            const exportName = referenced === undefined ? undefined : byTarget.get(target(referenced));
-            if (exportName !== undefined && !taken.has(exportName)) {
-              taken.add(exportName);
-              queue.push(referenced);
-            }
-            ts.forEachChild(node, visit);
-          };
-          visit(declaration);
+  const exportsOf = new Map();
+  const owners = new Map(); // declared symbol -> [{ specifier, name }]
+  for (const entry of entries) {
+    const source = program.getSourceFile(join(ROOT, entry.file));
+    const moduleSymbol = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+    const exports = moduleSymbol === undefined ? [] : checker.getExportsOfModule(moduleSymbol);
+    exportsOf.set(entry.specifier, exports);
+    for (const symbol of exports) {
+      const key = target(symbol);
+      if (!owners.has(key)) owners.set(key, []);
+      owners.get(key).push({ specifier: entry.specifier, name: symbol.getName() });
+    }
+  }
+  const queue = entries.flatMap((entry) => {
+    const taken = used.get(entry.specifier);
+    return exportsOf.get(entry.specifier).filter((symbol) => taken.has(symbol.getName()) || taken.has('*'));
+  });
+  const seen = new Set();
+  // Names reachable from a used export's declarations through type positions (bodies are not API).
+  while (queue.length > 0) {
+    const symbol = target(queue.pop());
+    if (seen.has(symbol)) continue;
+    seen.add(symbol);
+    for (const declaration of symbol.declarations ?? []) {
+      const visit = (node) => {
+        if (ts.isBlock(node) && node.parent !== undefined && ts.isFunctionLike(node.parent)) return;
+        let name;
+        if (ts.isTypeReferenceNode(node)) name = node.typeName;
+        else if (ts.isExpressionWithTypeArguments(node)) name = node.expression;
+        else if (ts.isTypeQueryNode(node)) name = node.exprName;
+        const referenced = name === undefined ? undefined : checker.getSymbolAtLocation(name);
+        const found = referenced === undefined ? undefined : owners.get(target(referenced));
+        for (const owner of found ?? []) {
+          used.get(owner.specifier).add(owner.name);
+          queue.push(referenced);
         }
-      }
-      return [entry.specifier, exports.map((symbol) => symbol.getName()).sort()];
-    }),
-  );
+        ts.forEachChild(node, visit);
+      };
+      visit(declaration);
+    }
+  }
+  const names = (specifier) =>
+    exportsOf
+      .get(specifier)
+      .map((s) => s.getName())
+      .sort();
+  return {
+    exported: new Map(entries.map((entry) => [entry.specifier, names(entry.specifier)])),
+  };
 }
 
 function main() {
@@ -216,7 +237,7 @@ function main() {
     }
   }
   const found = circles(graph);
-  const exported = exportedNames(entries, used);
+  const { exported } = exportedNames(entries, used);
   const table = entries.map((entry) => {
     const names = exported.get(entry.specifier) ?? [];
     const taken = used.get(entry.specifier);

@@ -9,6 +9,7 @@
 
 // lifecycle: declarations, sources, serve / register / re-register, Allocate contract
 
+export type { DevicePlugin } from './device-plugin';
 export type {
   AllocateContext,
   AnyResourceDeclaration,
@@ -17,6 +18,7 @@ export type {
   ResourceDeclaration,
   ResourceOptions,
 } from './resource-declaration';
+export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,
   DeviceHealth,
@@ -27,8 +29,30 @@ export type {
 export type { DeviceListener, DeviceSource } from './device-source';
 export { Code } from './code';
 export { DevicePluginError } from './device-plugin-error';
-export { createLogger, silentLogger, systemClock, writeFileAtomic } from '@kdp/base';
-export type { Clock, LifecycleLogger, Logger, LogMethod, TimerHandle } from '@kdp/base';
+export type {
+  AllocateEvent,
+  DevicePluginEvent,
+  DevicesEvent,
+  GaveUpEvent,
+  RegisteredEvent,
+  RegisterFailedEvent,
+  ReregistrationReason,
+  ResourceEvent,
+  ResourceState,
+  StateEvent,
+  StreamEvent,
+} from './plugin-events';
+export type { ApiVersion } from './registration-client';
+export { createLogger, LOG_LEVELS, silentLogger, systemClock, writeFileAtomic } from '@kdp/base';
+export type {
+  BackoffOptions,
+  Clock,
+  LifecycleLogger,
+  Logger,
+  LogLevel,
+  LogMethod,
+  TimerHandle,
+} from '@kdp/base';
 export { topologyPreferredAllocation } from './topology-preferred-allocation';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
@@ -46,8 +70,6 @@ export type {
 export type { CdiContainerEdits, CdiDevice, CdiDeviceNode, CdiHook, CdiMount } from './cdi/cdi-spec';
 export { createCdiSpecWriter } from './cdi/cdi-spec-writer';
 export type { CdiSpecWriter, CdiSpecWriterOptions, CdiWriteResult } from './cdi/cdi-spec-writer';
-export { createNodeLabelWatch } from './kube/node-label-watch';
-export type { NodeLabelWatch, NodeLabelWatchOptions } from './kube/node-label-watch';
 export type { KubeApiAccess } from './kube/kube-api-access';
 export { KubeApiError } from './kube/kube-api-error';
 export type { KubeStatusCause } from './kube/kube-api-error';
@@ -62,3 +84,6 @@ export type {
 export type { KubeWatch, KubeWatchEvent } from './kube/kube-watch';
 export { loadKubeAccess } from './kube/load-kube-access';
 export type { LoadKubeAccessOptions } from './kube/load-kube-access';
+export type { PluginMetrics } from './metrics/plugin-metrics';
+export { createNodeLabelWatch } from './kube/node-label-watch';
+export type { NodeLabelWatch, NodeLabelWatchOptions } from './kube/node-label-watch';

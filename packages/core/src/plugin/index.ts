@@ -41,7 +41,6 @@ export type {
 export { runPlugin, runPlugins } from './run-plugin';
 export type { MultiPluginProgram } from './run-plugin';
 export type { ProcessSignals, RunIo, TextSink } from './run-io';
-export { anchorInvocation } from './anchor-invocation';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
 export type { ProcessServices } from './process-services';
 export { createDevicePluginServeMode } from './device-plugin-serve-mode';
@@ -56,8 +55,7 @@ export type {
   DiscoveredMount,
   ExcludedDevice,
 } from './discover-result';
-export { parseGoBool } from './compat/compat-layer';
-export { compat, isGoTrue, isRefused, klogFlags, parseGoInt, useCdiOption } from './compat';
+export { compat, isGoTrue, isRefused, klogFlags, parseGoBool, parseGoInt, useCdiOption } from './compat';
 export type {
   AcceptedCompatOption,
   CompatConfigFormat,
@@ -69,3 +67,4 @@ export type {
   RefusedCompatOption,
   ToFlagOptions,
 } from './compat';
+export { anchorInvocation } from './anchor-invocation';
