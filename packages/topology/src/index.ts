@@ -30,6 +30,8 @@ export { readPciDevice } from './pci/read-pci-device';
 export type { NumaSource, PciDevice, PciDeviceRead, SriovInfo } from './pci/read-pci-device';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
+// Used by the snippet of @kdp/core's author guide (packages/core/README.md), which e2e/docs type-checks.
+export { pciDeviceLocality } from './pci/pci-locality';
 export { scanPciFunctions } from './pci/scan-pci-functions';
 export type {
   PciFunction,
