@@ -1,9 +1,12 @@
 // Benchmarks of @kdp/topology, printed as a table: `npx nx run topology:bench`.
 // Not a test: the numbers depend on the machine; targets are in the README.
 import { performance } from 'node:perf_hooks';
-import { choosePreferredAllocation, createSysfs, enumeratePciDevices, readNumaTopology } from '../src/index';
-import type { DeviceLocality, PreferredAllocationInput } from '../src/index';
-import { createSysfsFixture } from '../src/testing/index';
+import { choosePreferredAllocation } from '../src/allocation/choose-preferred-allocation';
+import type { DeviceLocality, PreferredAllocationInput } from '../src/allocation/allocation-types';
+import { readNumaTopology } from '../src/numa/read-numa-topology';
+import { enumeratePciDevices } from '../src/pci/enumerate-pci-devices';
+import { createSysfs } from '../src/sysfs/create-sysfs';
+import { createSysfsFixture } from '../src/testing/sysfs-fixture';
 
 interface Row {
   readonly case: string;

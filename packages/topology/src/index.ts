@@ -8,21 +8,6 @@
 
 export { choosePreferredAllocation } from './allocation/choose-preferred-allocation';
 export type { DeviceLocality, PreferredAllocationInput } from './allocation/allocation-types';
-export {
-  allocationCost,
-  compareAllocationCost,
-  numaDistance,
-  numaDistanceSum,
-} from './allocation/allocation-cost';
-export type { AllocationCost } from './allocation/allocation-cost';
-export {
-  cleanNumaNodes,
-  cleanPciePath,
-  localityRankCost,
-  numaKey,
-  rankLocality,
-} from './allocation/locality-rank';
-export type { LocalityRank } from './allocation/locality-rank';
 
 export { createHost } from './host/create-host';
 export type { Host, HostRoots } from './host/create-host';
@@ -33,24 +18,20 @@ export type { GlobOptions } from './host/glob-pattern';
 
 export { createSysfs } from './sysfs/create-sysfs';
 export type { Sysfs, SysfsFailure, SysfsLocation, SysfsOptions } from './sysfs/create-sysfs';
-export { formatCpuList, maxCpuNumber, parseCpuList, parseCpuMask } from './sysfs/cpu-list';
-export { formatSysfsHex, parseSysfsHex, parseSysfsInt } from './sysfs/sysfs-number';
+export { parseSysfsInt } from './sysfs/sysfs-number';
 
-export { nodeOfCpus, parseMemTotal, readNumaTopology } from './numa/read-numa-topology';
+export { readNumaTopology } from './numa/read-numa-topology';
 export type { NumaNode, NumaTopology } from './numa/read-numa-topology';
 
 export { isPciAddress, parsePciAddress } from './pci/pci-address';
 export { nearestPciFunction, type PciAncestor } from './pci/nearest-pci-function';
 export type { PciAddress } from './pci/pci-address';
-export { pciePlacementFromPath } from './pci/pcie-path';
-export type { PciePlacement } from './pci/pcie-path';
 export { readPciDevice } from './pci/read-pci-device';
 export type { NumaSource, PciDevice, PciDeviceRead, SriovInfo } from './pci/read-pci-device';
-export { readVirtfnLinks } from './pci/read-virtfn-links';
-export type { VirtfnLink } from './pci/read-virtfn-links';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
-export { pciDeviceLocality, rankPciLocality } from './pci/pci-locality';
+// Used by the snippet of @kdp/core's author guide (packages/core/README.md), which e2e/docs type-checks.
+export { pciDeviceLocality } from './pci/pci-locality';
 export { scanPciFunctions } from './pci/scan-pci-functions';
 export type {
   PciFunction,
@@ -58,6 +39,3 @@ export type {
   PciSriovCapability,
   ScanPciFunctionsOptions,
 } from './pci/scan-pci-functions';
-
-export { topologyInfo, topologyInfoOf } from './topology-info';
-export type { DeviceTopology } from './topology-info';

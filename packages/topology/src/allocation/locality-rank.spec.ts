@@ -1,4 +1,3 @@
-import { topologyInfo, topologyInfoOf } from '../topology-info';
 import { cleanNumaNodes, cleanPciePath, rankLocality } from './locality-rank';
 
 describe('rankLocality', () => {
@@ -26,13 +25,5 @@ describe('rankLocality', () => {
     );
     expect(cleanNumaNodes({ numaNodes: [3, 1, 3, -1, 1.5] })).toEqual([1, 3]);
     expect(cleanPciePath({ numaNodes: [], pciePath: ['a', '', 'b'] })).toEqual(['a']);
-  });
-});
-
-describe('topologyInfo', () => {
-  it('lists the known NUMA nodes once each, or nothing when none is known', () => {
-    expect(topologyInfo([1, 0, 1])).toEqual({ nodes: [{ ID: 0 }, { ID: 1 }] });
-    expect(topologyInfo([-1])).toBeUndefined();
-    expect(topologyInfoOf(undefined)).toBeUndefined();
   });
 });

@@ -4,9 +4,9 @@ import type { SysfsFixture } from '../testing/sysfs-fixture';
 import { addTwoSocketMachine } from '../testing/two-socket-machine';
 import type { TwoSocketMachine } from '../testing/two-socket-machine';
 import { choosePreferredAllocation } from '../allocation/choose-preferred-allocation';
-import { topologyInfoOf } from '../topology-info';
+import { rankLocality } from '../allocation/locality-rank';
 import { enumeratePciDevices } from './enumerate-pci-devices';
-import { pciDeviceLocality, rankPciLocality } from './pci-locality';
+import { pciDeviceLocality } from './pci-locality';
 import type { PciDevice } from './read-pci-device';
 
 describe('enumeratePciDevices on a 2-socket machine with switches, SR-IOV and memory-only nodes', () => {
@@ -73,16 +73,17 @@ describe('enumeratePciDevices on a 2-socket machine with switches, SR-IOV and me
   });
 
   it('ranks locality: same switch < same root port < same NUMA node < other NUMA node', () => {
+    const rank = (a: PciDevice, b: PciDevice) => rankLocality(pciDeviceLocality(a), pciDeviceLocality(b));
     const [gpu0, gpu1, gpu2] = machine.gpus.map(get) as [PciDevice, PciDevice, PciDevice];
-    expect(rankPciLocality(gpu0, gpu1)).toBe('same-switch');
-    expect(rankPciLocality(gpu2, get(machine.connectx.pf))).toBe('same-switch');
-    expect(rankPciLocality(get(machine.x710.pf), get('0000:05:02.0'))).toBe('same-root-port');
-    expect(rankPciLocality(gpu0, get(machine.x710.pf))).toBe('same-numa-node');
-    expect(rankPciLocality(gpu0, gpu2)).toBe('other-numa-node');
+    expect(rank(gpu0, gpu1)).toBe('same-switch');
+    expect(rank(gpu2, get(machine.connectx.pf))).toBe('same-switch');
+    expect(rank(get(machine.x710.pf), get('0000:05:02.0'))).toBe('same-root-port');
+    expect(rank(gpu0, get(machine.x710.pf))).toBe('same-numa-node');
+    expect(rank(gpu0, gpu2)).toBe('other-numa-node');
   });
 
-  it('gives TopologyInfo and feeds the allocation policy', () => {
-    expect(topologyInfoOf(pciDeviceLocality(get(machine.nvme)))).toEqual({ nodes: [{ ID: 1 }] });
+  it('feeds the allocation policy', () => {
+    expect(pciDeviceLocality(get(machine.nvme)).numaNodes).toEqual([1]);
     const locality = new Map(machine.gpus.map((a) => [a, pciDeviceLocality(get(a))]));
     expect(
       choosePreferredAllocation({ available: [...machine.gpus], mustInclude: [], size: 2, locality }),

@@ -44,7 +44,7 @@ export interface DiscoverScanFuzzOptions {
   readonly seed: number;
   /** At most this many corruptions per run (default 4). */
   readonly maxCorruptions?: number;
-  /** Where the corrupted copies go (default {@link fuzzWorkDir}). */
+  /** Where the corrupted copies go (default `fuzzWorkDir`). */
   readonly workDir?: string;
 }
 
@@ -121,13 +121,13 @@ export const RUN_TIMEOUT_MS = 10_000;
 const CRASH = /\n\s+at |TypeError|RangeError|ReferenceError|SyntaxError|ERR_[A-Z_]+/;
 
 /**
- * Property: `discover` on a randomly corrupted copy of each template (see {@link treeCorruptions}) exits 0
- * with a well-formed document ({@link discoverDocumentProblems}), prints no crash, leaks nothing of the
+ * Property: `discover` on a randomly corrupted copy of each template (see `treeCorruptions`) exits 0
+ * with a well-formed document (`discoverDocumentProblems`), prints no crash, leaks nothing of the
  * sentinel, reads nothing of it (its FIFO keeps its bytes), writes nothing anywhere (the corrupted tree and
  * the sentinel are unchanged after the run), and, when only file contents were corrupted, explains having
  * fewer devices than the uncorrupted machine with a new exclusion or warning. Rejects with the shrunk
  * counterexample, or when the runs proved nothing (no device ever listed, no escaping link ever applied).
- * Each template is copied once; a run's corruptions are undone after it ({@link restoreTree}).
+ * Each template is copied once; a run's corruptions are undone after it (`restoreTree`).
  */
 export async function fuzzDiscoverScan(
   fc: FastCheckModule,

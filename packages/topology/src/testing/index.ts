@@ -13,29 +13,9 @@ export { addTwoSocketMachine } from './two-socket-machine';
 export type { TwoSocketMachine } from './two-socket-machine';
 export { createTempDir } from './temp-dir';
 export type { TempDir } from './temp-dir';
-export {
-  corruptTree,
-  listTreeEntries,
-  restoreTree,
-  treeCorruptions,
-  type CorruptLinkTarget,
-  type FastCheckModule,
-  type TreeCorruption,
-  type TreeCorruptionsOptions,
-  type TreeEntry,
-  type TreeEntryKind,
-  type TreeReplacement,
-} from './corrupt-tree';
-export { createEscapeSentinel, SENTINEL_ENTRIES } from './escape-sentinel';
+export type { FastCheckModule } from './corrupt-tree';
 export type { EscapeSentinel, SentinelEntry } from './escape-sentinel';
-export { changedPaths, snapshotTree } from './snapshot-tree';
-export { discoverDocumentProblems } from './discover-document-problems';
-export type {
-  CheckedDevice,
-  DiscoverDocumentCheck,
-  DiscoverDocumentCheckOptions,
-} from './discover-document-problems';
-export { describeCorruptions, fuzzDiscoverScan, fuzzWorkDir } from './fuzz-discover-scan';
+export { fuzzDiscoverScan } from './fuzz-discover-scan';
 export type {
   CommandOutcome,
   DiscoverScanFuzzOptions,
