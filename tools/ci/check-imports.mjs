@@ -3,7 +3,8 @@
 //   1. no import circles inside any package's sources (packages/*/src, specs included; `import type` and
 //      `export … from` count as edges, as they do for a reader);
 //   2. no more than MAX_UNUSED exports, summed over every package entry point, that nothing outside the package
-//      uses: the plugins, kdp-device-plugins, the demo, deploy, e2e and examples/ are the consumers. An export is
+//      uses: the plugins, kdp-device-plugins, the demo, deploy, e2e, examples/ and the packages' README snippets
+//      (the author guide's are type-checked) are the consumers. An export is
 //      used when another package imports it by name, or when a type-level part of a used export names it (the
 //      options type of a used factory, an event type in a used union): those stay exported, so the public
 //      declarations never refer to a type their reader cannot name.
@@ -31,12 +32,22 @@ function sourceFiles() {
   });
   return out
     .split('\0')
-    .filter((file) => SOURCE.test(file) && !file.includes('node_modules/') && existsSync(join(ROOT, file)));
+    .filter(
+      (file) =>
+        (SOURCE.test(file) || /^(packages|examples)\/[^/]+\/README\.md$/.test(file)) &&
+        !file.includes('node_modules/') &&
+        existsSync(join(ROOT, file)),
+    );
 }
+
+/** The TypeScript of a Markdown file's ```ts blocks (the author guide's snippets are type-checked by e2e/docs). */
+const snippetsOf = (markdown) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((match) => match[1]).join('\n');
 
 /** Module specifiers a file imports or re-exports, with the names taken (`*` for all of them). */
 function importsOf(file) {
-  const text = readFileSync(join(ROOT, file), 'utf8');
+  const raw = readFileSync(join(ROOT, file), 'utf8');
+  const text = file.endsWith('.md') ? snippetsOf(raw) : raw;
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const found = [];
   const visit = (node) => {
