@@ -5,15 +5,8 @@ import { startPluginRun, type PluginRun } from '@kdp/core/testing';
 import { createDraServeMode } from '@kdp/dra';
 import { runDraConformance, type DraConformanceReady } from '@kdp/kubelet-sim';
 import { fpgaPlugin } from './plugin';
-import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
-  programmingConfig,
-  writeFakeProgrammer,
-  type FpgaFixture,
-} from './testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './testing/create-fpga-fixture';
+import { programmingConfig, writeFakeProgrammer } from './testing/fake-programmer';
 
 // `kubelet-sim check --dra` of `fpga-device-plugin serve --mode dra` in region mode with a programming rule, run
 // in this process on two DFL cards: the rule's programming (PreStartContainer in the device-plugin mode) is done
