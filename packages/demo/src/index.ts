@@ -7,5 +7,3 @@ export { PLUGIN_NAMES } from './plugin-names';
 export { allInOneServeArgs, pluginServeArgs } from './plugin-processes';
 export type { PluginDirs } from './plugin-processes';
 export type { PluginName } from './plugin-names';
-export { runDemo } from './run-demo';
-export type { DemoIo } from './run-demo';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { KubeletSim } from '@kdp/kubelet-sim';
 import { runPluginBenchCli, type BenchStep } from '@kdp/kubelet-sim/testing';
 import { afResourceName } from '../src/resources/resource-names';
-import { createFpgaFixture, IF_ID, NLB0 } from '../src/testing';
+import { createFpgaFixture, IF_ID, NLB0 } from '../src/testing/create-fpga-fixture';
 
 const PORTS = 8;
 const fx = createFpgaFixture();

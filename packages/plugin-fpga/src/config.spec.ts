@@ -1,6 +1,6 @@
 import { isConfigError, parseConfigText } from '@kdp/core';
 import { fpgaConfigSchema } from './config';
-import { IF_ID, NLB0 } from './testing';
+import { IF_ID, NLB0 } from './testing/create-fpga-fixture';
 
 describe('fpgaConfigSchema', () => {
   const parse = (value: unknown) =>

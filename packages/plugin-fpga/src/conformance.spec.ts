@@ -2,15 +2,8 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import { bundleEntry, spawnPlugin, type EntryBundle } from '@kdp/kubelet-sim/testing';
-import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
-  programmingConfig,
-  writeFakeProgrammer,
-  type FpgaFixture,
-} from './testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './testing/create-fpga-fixture';
+import { programmingConfig, writeFakeProgrammer } from './testing/fake-programmer';
 
 // `kubelet-sim check` in af mode and in region mode with PreStartContainer, against the real bundle's `serve`.
 

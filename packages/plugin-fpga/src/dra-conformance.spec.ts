@@ -4,15 +4,8 @@ import { join } from 'node:path';
 import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { runDraConformance } from '@kdp/kubelet-sim';
 import { fpgaPlugin } from './plugin';
-import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
-  programmingConfig,
-  writeFakeProgrammer,
-  type FpgaFixture,
-} from './testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from './testing/create-fpga-fixture';
+import { programmingConfig, writeFakeProgrammer } from './testing/fake-programmer';
 
 // `kubelet-sim check --dra` of `fpga-device-plugin serve --mode dra` in region mode with a programming rule, run
 // in this process on two DFL cards: the rule's programming (PreStartContainer in the device-plugin mode) is done

@@ -9,7 +9,7 @@ import {
   type FuzzMachine,
 } from '@kdp/topology/testing';
 import { fpgaPlugin } from './plugin';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from './testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from './testing/create-fpga-fixture';
 
 /** `discover --output json` on a machine: sysfs and /dev (procfs is never read). */
 const discover = (machine: FuzzMachine, extra: readonly string[] = []) =>

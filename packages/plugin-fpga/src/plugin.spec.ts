@@ -6,16 +6,8 @@ import { runPluginCommand } from '@kdp/core/testing';
 import { createHost } from '@kdp/topology';
 import { fpgaConfigSchema } from './config';
 import { fpgaPlugin } from './plugin';
-import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
-  programmingConfig,
-  U200,
-  writeFakeProgrammer,
-  type FpgaFixture,
-} from './testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from './testing/create-fpga-fixture';
+import { programmingConfig, writeFakeProgrammer } from './testing/fake-programmer';
 
 /** `discover --output json` on the fixture, with `config` (an object as JSON, or YAML text) when given. */
 async function discover(fx: FpgaFixture, config?: object | string): Promise<DiscoverDocument> {

@@ -10,18 +10,13 @@ import {
   type EntryBundle,
   type PluginProcess,
 } from '@kdp/kubelet-sim/testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from './testing/create-fpga-fixture';
 import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
   programmingConfig,
   setFakeMode,
-  U200,
   writeFakeProgrammer,
   type FakeProgrammer,
-  type FpgaFixture,
-} from './testing';
+} from './testing/fake-programmer';
 
 const REGION = `fpga.intel.com/region-${IF_ID}`;
 const AMD = 'amd.com/xilinx_u200_xdma_201830_1-1542252769';

@@ -4,16 +4,9 @@
 import { join } from 'node:path';
 import type { KubeletSim } from '@kdp/kubelet-sim';
 import { runPluginBenchCli, type BenchStep } from '@kdp/kubelet-sim/testing';
-import {
-  bindDriver,
-  buildNvidiaServer,
-  nvidiaServerAddress,
-  nvidiaServerUuid,
-  replugGpu,
-  rootFlags,
-  unbindDriver,
-  unplugGpu,
-} from '../src/testing';
+import { rootFlags } from '../src/testing/fixture-devices';
+import { bindDriver, replugGpu, unbindDriver, unplugGpu } from '../src/testing/hot-plug';
+import { buildNvidiaServer, nvidiaServerAddress, nvidiaServerUuid } from '../src/testing/nvidia-server';
 
 const GPUS = 8;
 const RESOURCE = 'nvidia.com/gpu';

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
-import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine, rootFlags } from './testing';
+import { rootFlags } from './testing/fixture-devices';
+import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from './testing/machines';
 
 // The fixtures are what topology's kdp-capture.sh would capture on a real machine: capture each fixture
 // (with its placeholders turned into real character devices, as on a host), replay the tarball with

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import { bundleEntry, spawnPlugin, type EntryBundle } from '@kdp/kubelet-sim/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine, rootFlags } from './testing';
+import { rootFlags } from './testing/fixture-devices';
+import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from './testing/machines';
 
 // "Passes `kubelet-sim check`": the conformance suite against the real `gpu-device-plugin serve` bundle.
 let bundle: EntryBundle;

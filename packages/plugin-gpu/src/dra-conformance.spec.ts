@@ -5,7 +5,8 @@ import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { runDraConformance } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
-import { buildNvidiaMachine, rootFlags } from './testing';
+import { rootFlags } from './testing/fixture-devices';
+import { buildNvidiaMachine } from './testing/machines';
 
 // "The GPU driver passes `kubelet-sim check --dra`": the DRA suite, strict, against `gpu-device-plugin serve
 // --mode dra` run in this process on the NVIDIA fixture, restarted by the suite for `plugin-restart` and

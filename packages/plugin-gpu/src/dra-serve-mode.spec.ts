@@ -8,7 +8,8 @@ import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
-import { buildNvidiaMachine, NVIDIA_UUIDS, rootFlags } from './testing';
+import { rootFlags } from './testing/fixture-devices';
+import { buildNvidiaMachine, NVIDIA_UUIDS } from './testing/machines';
 
 jest.setTimeout(60_000);
 

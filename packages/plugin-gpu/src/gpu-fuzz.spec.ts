@@ -8,7 +8,7 @@ import {
   type SysfsFixture,
 } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
-import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from './testing';
+import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from './testing/machines';
 
 /** `discover --output json` on a machine: sysfs, procfs (/proc/driver/nvidia) and /dev. */
 const discover = (machine: FuzzMachine, extra: readonly string[] = []) =>

@@ -6,7 +6,9 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { loadNvmlMig } from './nvml/nvml-mig';
 import { createGpuPlugin } from './plugin';
-import { addMigInstance, rootFlags, unplugGpu } from './testing';
+import { addMigInstance } from './testing/driver-files';
+import { rootFlags } from './testing/fixture-devices';
+import { unplugGpu } from './testing/hot-plug';
 import { buildFakeNvml, type FakeNvml } from './testing/fake-nvml';
 import {
   buildMigMachine,

@@ -6,6 +6,7 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import type { XidEvent } from './health/xid-health';
 import { createGpuPlugin, gpuPlugin } from './plugin';
+import { rootFlags } from './testing/fixture-devices';
 import {
   AMD_GPUS,
   buildAmdMachine,
@@ -13,8 +14,7 @@ import {
   buildNvidiaMachine,
   INTEL_GPUS,
   NVIDIA_UUIDS,
-  rootFlags,
-} from './testing';
+} from './testing/machines';
 
 const NV_SHARED = ['/dev/nvidiactl', '/dev/nvidia-uvm', '/dev/nvidia-uvm-tools', '/dev/nvidia-modeset'];
 const specs = (paths: readonly string[]) =>

@@ -5,18 +5,10 @@ import { resolveCdiDevices } from '@kdp/core/testing';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import {
-  addMigInstance,
-  AMD_GPUS,
-  bindDriver,
-  buildAmdMachine,
-  buildNvidiaMachine,
-  NVIDIA_UUIDS,
-  replugGpu,
-  rootFlags,
-  unbindDriver,
-  unplugGpu,
-} from './testing';
+import { addMigInstance } from './testing/driver-files';
+import { rootFlags } from './testing/fixture-devices';
+import { bindDriver, replugGpu, unbindDriver, unplugGpu } from './testing/hot-plug';
+import { AMD_GPUS, buildAmdMachine, buildNvidiaMachine, NVIDIA_UUIDS } from './testing/machines';
 
 jest.setTimeout(120_000);
 

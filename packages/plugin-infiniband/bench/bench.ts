@@ -5,13 +5,9 @@
 import { join } from 'node:path';
 import type { KubeletSim } from '@kdp/kubelet-sim';
 import { runPluginBenchCli, type BenchStep } from '@kdp/kubelet-sim/testing';
-import {
-  createRdmaScaleMachine,
-  removeRdmaDevice,
-  restoreRdmaDevice,
-  setPortState,
-  type RdmaDeviceSpec,
-} from '../src/testing';
+import { createRdmaScaleMachine } from '../src/testing/create-rdma-scale-machine';
+import { setPortState, type RdmaDeviceSpec } from '../src/testing/rdma-machine';
+import { removeRdmaDevice, restoreRdmaDevice } from '../src/testing/remove-rdma-device';
 
 const HCAS = 8;
 const RESOURCE = 'rdma/hca';

@@ -1,7 +1,7 @@
 import { isConfigError, parseConfigText } from '@kdp/core';
 import fc from 'fast-check';
 import { rdmaConfigSchema } from './config';
-import { UPSTREAM_CONFIG_JSON } from './testing';
+import { UPSTREAM_CONFIG_JSON } from './testing/rdma-machine';
 
 const parse = (text: string) =>
   parseConfigText('config.json', text, rdmaConfigSchema, { unknownKeys: 'warn' });

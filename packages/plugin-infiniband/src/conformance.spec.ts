@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
-import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './testing';
+import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './testing/rdma-machine';
 
 // `kubelet-sim check` for both modes: the conformance suite against the real bundle's `serve`.
 

@@ -5,7 +5,7 @@ import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { runDraConformance } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { infinibandPlugin } from './plugin';
-import { createRdmaMachine } from './testing';
+import { createRdmaMachine } from './testing/rdma-machine';
 
 // `kubelet-sim check --dra` of `infiniband-device-plugin serve --mode dra` (exclusive mode) on the fixture
 // machine, run in this process.

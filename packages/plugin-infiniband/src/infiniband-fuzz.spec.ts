@@ -8,7 +8,7 @@ import {
   type SysfsFixture,
 } from '@kdp/topology/testing';
 import { infinibandPlugin } from './plugin';
-import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './testing';
+import { createRdmaMachine, UPSTREAM_CONFIG_JSON } from './testing/rdma-machine';
 
 /** `discover --output json` on a machine: sysfs and /dev (procfs is never read). */
 const discover = (machine: FuzzMachine, extra: readonly string[] = []) =>

@@ -5,7 +5,7 @@ import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { infinibandPlugin } from './plugin';
 import { rdmaChangeProbe } from './scan/rdma-change-probe';
-import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing';
+import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing/rdma-machine';
 
 describe('infiniband-device-plugin (in-process)', () => {
   let fixture: SysfsFixture;

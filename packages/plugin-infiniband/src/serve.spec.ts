@@ -12,7 +12,7 @@ import {
   type EntryBundle,
   type PluginProcess,
 } from '@kdp/kubelet-sim/testing';
-import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing';
+import { createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from './testing/rdma-machine';
 
 let bundle: EntryBundle;
 beforeAll(() => {

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import type { KubeletSim } from '@kdp/kubelet-sim';
 import { runPluginBenchCli, type BenchStep } from '@kdp/kubelet-sim/testing';
 import { createSysfsFixture } from '@kdp/topology/testing';
-import { addLargeSriovNode, addSriovVf, LARGE_SRIOV_CONFIG, removeSriovVf, setCarrier } from '../src/testing';
+import {
+  addLargeSriovNode,
+  addSriovVf,
+  LARGE_SRIOV_CONFIG,
+  removeSriovVf,
+  setCarrier,
+} from '../src/testing/sriov-node';
 
 const PFS = 8;
 const VFS = 256;

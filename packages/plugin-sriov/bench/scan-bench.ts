@@ -8,7 +8,7 @@ import { createSysfsFixture } from '@kdp/topology/testing';
 import { sriovConfigSchema } from '../src/config';
 import { assignPools, poolIndex } from '../src/resources/assign-pools';
 import { createNicScanCache, scanNics } from '../src/scan/scan-nics';
-import { addLargeSriovNode, LARGE_SRIOV_CONFIG, setCarrier } from '../src/testing';
+import { addLargeSriovNode, LARGE_SRIOV_CONFIG, setCarrier } from '../src/testing/sriov-node';
 
 const PFS = 8;
 const VFS = 256;

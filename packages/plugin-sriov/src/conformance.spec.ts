@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import { bundleEntry, spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing/sriov-node';
 
 // `kubelet-sim check` for two pools (vfio-pci and RDMA): the conformance suite against the real bundle's `serve`.
 

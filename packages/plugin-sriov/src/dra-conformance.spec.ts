@@ -5,7 +5,7 @@ import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { runDraConformance } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
-import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing/sriov-node';
 
 // `kubelet-sim check --dra` of `sriov-device-plugin serve --mode dra` on the two-PF node with the upstream
 // config, run in this process: NodePrepareResources writes the Multus device-info file, as Allocate does.

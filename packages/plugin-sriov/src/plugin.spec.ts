@@ -5,7 +5,7 @@ import { resolveCdiDevices, runPluginCommand, startPluginRun } from '@kdp/core/t
 import { createKubeletSim, type Admission } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
-import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing/sriov-node';
 
 describe('sriov-device-plugin (in-process)', () => {
   let fixture: SysfsFixture;

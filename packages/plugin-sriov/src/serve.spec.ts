@@ -12,7 +12,7 @@ import {
   setCarrier,
   UPSTREAM_CONFIG,
   type FixturePf,
-} from './testing';
+} from './testing/sriov-node';
 
 const WAIT = 30_000;
 /** How soon a change must reach the kubelet at the default 500 ms probe interval: generous, far below WAIT. */

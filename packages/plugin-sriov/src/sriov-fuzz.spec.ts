@@ -11,7 +11,7 @@ import {
   type SysfsFixture,
 } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
-import { addTwoPfNode, UPSTREAM_CONFIG } from './testing';
+import { addTwoPfNode, UPSTREAM_CONFIG } from './testing/sriov-node';
 
 /** `discover --output json` on a machine: sysfs, procfs (the default route) and /dev. */
 const discover = (machine: FuzzMachine, config: string) =>

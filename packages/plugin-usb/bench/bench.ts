@@ -12,7 +12,8 @@ import { usbConfigSchema } from '../src/config';
 import { configuredResources, pathPatterns } from '../src/resources/configured-resources';
 import { planResources } from '../src/resources/plan-resources';
 import { scanUsbHost } from '../src/scan/scan-usb-host';
-import { createUsbFixture, generateUsbTree, type UsbDeviceSpec, type UsbFixture } from '../src/testing';
+import { generateUsbTree } from '../src/testing/generate-usb-tree';
+import { createUsbFixture, type UsbDeviceSpec, type UsbFixture } from '../src/testing/usb-fixture';
 
 const DEVICES = 500;
 const FTDI = 'example.com/ftdi';

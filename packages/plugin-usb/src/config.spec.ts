@@ -6,7 +6,7 @@ import { runPluginCommand } from '@kdp/core/testing';
 import { usbConfigSchema } from './config';
 import { usbPlugin } from './plugin';
 import { configuredResources } from './resources/configured-resources';
-import { createUsbFixture, type UsbFixture } from './testing';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 describe('usb configuration', () => {
   let usb: UsbFixture;

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runConformance } from '@kdp/kubelet-sim';
 import { spawnPlugin, type EntryBundle, type PluginProcess } from '@kdp/kubelet-sim/testing';
-import { addSampleMachine, createUsbFixture, type UsbFixture } from './testing';
+import { addSampleMachine } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 import { bundleUsbPlugin } from './testing/bundle-usb-plugin';
 
 // The real binary as a process, bundled as the build target does (usb stays external, loaded from node_modules).

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { runDraConformance } from '@kdp/kubelet-sim';
 import { usbPlugin } from './plugin';
-import { addSampleMachine, createUsbFixture, SAMPLE_CONFIG, type UsbFixture } from './testing';
+import { addSampleMachine, SAMPLE_CONFIG } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 // "The USB driver passes `kubelet-sim check --dra`": the DRA suite against `usb-device-plugin serve --mode dra`
 // run in this process, restarted by the suite for `plugin-restart` and "rebooted" for `node-reboot` (a new boot

@@ -7,7 +7,8 @@ import type { DraServeModeEvent } from '@kdp/dra';
 import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
 import { usbPlugin } from './plugin';
-import { addSampleMachine, createUsbFixture, SAMPLE_CONFIG, type UsbFixture } from './testing';
+import { addSampleMachine, SAMPLE_CONFIG } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 jest.setTimeout(60_000);
 

@@ -8,7 +8,9 @@ import { createHost } from '@kdp/topology';
 import { usbConfigSchema } from './config';
 import { createUsbPlugin, usbPlugin } from './plugin';
 import { loadUsbLibrary } from './scan/usb-library';
-import { addSampleMachine, createUsbFixture, defined, SAMPLE_CONFIG, type UsbFixture } from './testing';
+import { defined } from './testing/defined';
+import { addSampleMachine, SAMPLE_CONFIG } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 /** A DeviceSpec as this plugin hands it out: the host path as the container path, `rw`. */
 const node = (path: string) => ({ containerPath: path, hostPath: path, permissions: 'rw' });

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { resolveCdiDevices, startPluginRun, type PluginRun } from '@kdp/core/testing';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { usbPlugin } from './plugin';
-import { addSampleMachine, createUsbFixture, defined, SAMPLE_CONFIG, type UsbFixture } from './testing';
+import { defined } from './testing/defined';
+import { addSampleMachine, SAMPLE_CONFIG } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 // What the runtime gives every plugin, checked on this one: the change probe at the default interval, CDI,
 // registration through the plugin watcher, NUMA topology and GetPreferredAllocation.

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { startPluginRun, type PluginRun } from '@kdp/core/testing';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { usbPlugin } from './plugin';
-import { addSampleMachine, createUsbFixture, defined, type UsbFixture } from './testing';
+import { defined } from './testing/defined';
+import { addSampleMachine } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 /** A DeviceSpec as this plugin hands it out: the host path as the container path, `rw`. */
 const node = (path: string) => ({ containerPath: path, hostPath: path, permissions: 'rw' });

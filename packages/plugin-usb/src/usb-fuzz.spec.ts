@@ -10,7 +10,8 @@ import {
   type FuzzMachine,
 } from '@kdp/topology/testing';
 import { usbPlugin } from './plugin';
-import { addSampleMachine, createUsbFixture, SAMPLE_CONFIG, type UsbFixture } from './testing';
+import { addSampleMachine, SAMPLE_CONFIG } from './testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from './testing/usb-fixture';
 
 /** `discover --output json` on a machine: sysfs and /dev (procfs is never read). */
 const discover = (machine: FuzzMachine, config: string) =>

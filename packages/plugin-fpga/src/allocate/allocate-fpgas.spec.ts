@@ -1,7 +1,7 @@
 import { createHost } from '@kdp/topology';
 import { planResources } from '../resources/plan-resources';
 import { scanFpgas } from '../scan/scan-fpgas';
-import { createFpgaFixture, IF_ID, NLB0 } from '../testing';
+import { createFpgaFixture, IF_ID, NLB0 } from '../testing/create-fpga-fixture';
 import { allocateFpgas } from './allocate-fpgas';
 
 describe('allocateFpgas', () => {

@@ -6,16 +6,8 @@ import { fpgaConfigSchema, type ProgrammingRule } from '../config';
 import type { FpgaPayload } from '../resources/fpga-payload';
 import { planResources } from '../resources/plan-resources';
 import { scanFpgas } from '../scan/scan-fpgas';
-import {
-  createFpgaFixture,
-  IF_ID,
-  NLB0,
-  NLB3,
-  setFakeMode,
-  writeFakeProgrammer,
-  type FakeProgrammer,
-  type FpgaFixture,
-} from '../testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, type FpgaFixture } from '../testing/create-fpga-fixture';
+import { setFakeMode, writeFakeProgrammer, type FakeProgrammer } from '../testing/fake-programmer';
 import { createRegionProgrammer } from './region-programmer';
 
 describe('createRegionProgrammer', () => {

@@ -4,7 +4,7 @@ import type { DiscoverDocument } from '@kdp/core/plugin';
 import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { fpgaPlugin } from '../plugin';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing/create-fpga-fixture';
 import { intelFpgaCompat } from './intel-fpga';
 import { xilinxFpgaCompat } from './xilinx-fpga';
 

@@ -1,6 +1,6 @@
 import { createHost } from '@kdp/topology';
 import { scanFpgas } from '../scan/scan-fpgas';
-import { createFpgaFixture, IF_ID, NLB0, type FpgaFixture } from '../testing';
+import { createFpgaFixture, IF_ID, NLB0, type FpgaFixture } from '../testing/create-fpga-fixture';
 import { planResources } from './plan-resources';
 
 describe('planResources: preferred allocation', () => {

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost } from '@kdp/topology';
-import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing';
+import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing/create-fpga-fixture';
 import { fpgaChangeProbe } from './fpga-change-probe';
 import { scanFpgas } from './scan-fpgas';
 

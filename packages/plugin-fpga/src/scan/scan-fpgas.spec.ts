@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { validateResourceName } from '@kdp/api';
 import { createHost } from '@kdp/topology';
 import { planResources } from '../resources/plan-resources';
-import { createFpgaFixture, IF_ID, NLB0 } from '../testing';
+import { createFpgaFixture, IF_ID, NLB0 } from '../testing/create-fpga-fixture';
 import { scanFpgas } from './scan-fpgas';
 
 describe('scanFpgas on garbage', () => {

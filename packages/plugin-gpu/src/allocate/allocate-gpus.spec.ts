@@ -1,16 +1,15 @@
 import { Code, type PluginDevice } from '@kdp/core';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import type { GpuPayload } from '../resources/gpu-payload';
+import { fixtureDevices, gpuConfig } from '../testing/fixture-devices';
 import {
   AMD_GPUS,
   buildAmdMachine,
   buildIntelMachine,
   buildNvidiaMachine,
-  fixtureDevices,
-  gpuConfig,
   INTEL_GPUS,
   NVIDIA_UUIDS,
-} from '../testing';
+} from '../testing/machines';
 import { allocateGpus, gpuCdiName, nvidiaDeviceListStrategy, nvidiaVisibleDevices } from './allocate-gpus';
 
 // Expected payloads are what the established plugins return for the same devices (see

@@ -1,19 +1,16 @@
 import fc from 'fast-check';
 import type { PluginDevice } from '@kdp/core';
 import type { SysfsFixture } from '@kdp/topology/testing';
+import { buildMi300xMachine, MI300X_GPUS, mi300xPartitionId } from '../testing/amd-machines';
+import { fixtureDevices, gpuConfig } from '../testing/fixture-devices';
 import {
   AMD_GPUS,
   buildAmdMachine,
-  buildMi300xMachine,
   buildIntelMachine,
   buildNvidiaMachine,
-  fixtureDevices,
-  gpuConfig,
   INTEL_GPUS,
-  MI300X_GPUS,
-  mi300xPartitionId,
   NVIDIA_UUIDS,
-} from '../testing';
+} from '../testing/machines';
 import type { GpuPayload } from '../resources/gpu-payload';
 import { amdGpuRecord } from '../testing/amd-machines';
 import { fewestGpusAllocation, preferredAllocation } from './preferred-allocation';

@@ -5,7 +5,10 @@ import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
-import { addDrmNodes, bindDriver, buildIntelMachine, INTEL_GPUS, rootFlags } from '../testing';
+import { addDrmNodes } from '../testing/driver-files';
+import { rootFlags } from '../testing/fixture-devices';
+import { bindDriver } from '../testing/hot-plug';
+import { buildIntelMachine, INTEL_GPUS } from '../testing/machines';
 import { intelGpuCompat } from './intel-gpu';
 
 // intel/intel-device-plugins-for-kubernetes v0.36's published deployments, re-typed: the base DaemonSet

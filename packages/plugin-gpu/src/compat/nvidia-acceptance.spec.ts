@@ -5,7 +5,8 @@ import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
-import { buildNvidiaServer, nvidiaServerUuid, rootFlags } from '../testing';
+import { rootFlags } from '../testing/fixture-devices';
+import { buildNvidiaServer, nvidiaServerUuid } from '../testing/nvidia-server';
 import { nvidiaCompat } from './nvidia';
 
 // NVIDIA/k8s-device-plugin v0.20's published examples, re-typed: the README's configuration file and time-slicing

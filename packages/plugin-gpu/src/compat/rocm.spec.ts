@@ -4,7 +4,8 @@ import { isRefused, type CompatTarget, type DiscoverDocument } from '@kdp/core/p
 import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
-import { buildMi300xMachine, MI300X_GPUS, rootFlags } from '../testing';
+import { buildMi300xMachine, MI300X_GPUS } from '../testing/amd-machines';
+import { rootFlags } from '../testing/fixture-devices';
 import { rocmCompat } from './rocm';
 
 // cmd/k8s-device-plugin/main.go of ROCm/k8s-device-plugin v1.31.0.10 (two flags), -driver_type of its

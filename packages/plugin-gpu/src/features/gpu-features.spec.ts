@@ -1,14 +1,8 @@
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { planResources } from '../resources/plan-resources';
 import { scanGpus } from '../scan/scan-gpus';
-import {
-  AMD_GPUS,
-  buildAmdMachine,
-  buildIntelMachine,
-  buildNvidiaMachine,
-  fixtureHost,
-  gpuConfig,
-} from '../testing';
+import { fixtureHost, gpuConfig } from '../testing/fixture-devices';
+import { AMD_GPUS, buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from '../testing/machines';
 import { gpuFeatures, readGpuFeatures } from './gpu-features';
 
 let fixture: SysfsFixture | undefined;

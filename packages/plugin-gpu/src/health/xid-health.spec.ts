@@ -1,5 +1,5 @@
 import { createLogger, systemClock } from '@kdp/core';
-import { gpuConfig } from '../testing';
+import { gpuConfig } from '../testing/fixture-devices';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import { createXidHealth, type XidContext, type XidEvent } from './xid-health';
 

@@ -1,5 +1,5 @@
 import type { Gpu } from '../scan/gpu';
-import { gpuConfig } from '../testing';
+import { gpuConfig } from '../testing/fixture-devices';
 import { amdGpuRecord } from '../testing/amd-machines';
 import { amdMixedResourceName } from './amd-resource-names';
 import { resourceNameOf } from './resource-names';

@@ -1,14 +1,14 @@
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { scanGpus } from '../scan/scan-gpus';
+import { fixtureHost } from '../testing/fixture-devices';
 import {
   AMD_GPUS,
   buildAmdMachine,
   buildIntelMachine,
   buildNvidiaMachine,
-  fixtureHost,
   INTEL_GPUS,
   NVIDIA_UUIDS,
-} from '../testing';
+} from '../testing/machines';
 import { gpuIndexes } from './gpu-indexes';
 
 describe('gpuIndexes', () => {

@@ -1,15 +1,14 @@
 import type { ResourceSpec } from '@kdp/core/plugin';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { scanGpus } from '../scan/scan-gpus';
+import { fixtureHost, gpuConfig } from '../testing/fixture-devices';
 import {
   AMD_GPUS,
   buildAmdMachine,
   buildIntelMachine,
   buildNvidiaMachine,
-  fixtureHost,
-  gpuConfig,
   NVIDIA_UUIDS,
-} from '../testing';
+} from '../testing/machines';
 import type { GpuPayload } from './gpu-payload';
 import { planResources } from './plan-resources';
 

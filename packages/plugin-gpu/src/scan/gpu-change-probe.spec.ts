@@ -1,5 +1,6 @@
 import type { SysfsFixture } from '@kdp/topology/testing';
-import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine, fixtureHost } from '../testing';
+import { fixtureHost } from '../testing/fixture-devices';
+import { buildAmdMachine, buildIntelMachine, buildNvidiaMachine } from '../testing/machines';
 import { gpuChangeProbe } from './gpu-change-probe';
 import { scanGpus } from './scan-gpus';
 

@@ -3,7 +3,7 @@ import type { SysfsFixture } from '@kdp/topology/testing';
 import { migProfileName } from '../nvml/mig-profile';
 import type { NvmlMigGpu, NvmlMigLoad } from '../nvml/nvml-mig';
 import { planResources } from '../resources/plan-resources';
-import { fixtureHost, gpuConfig } from '../testing';
+import { fixtureHost, gpuConfig } from '../testing/fixture-devices';
 import type { FakeNvmlGpu } from '../testing/fake-nvml';
 import {
   buildMigMachine,

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { nvidiaInformation } from '../testing';
+import { nvidiaInformation } from '../testing/driver-files';
 import { parseDeviceFileMinor, parseMigMinors } from './parse-mig-minors';
 import { kfdPciAddress, parseKfdProperties } from './parse-kfd-properties';
 import { parseNvidiaInformation } from './parse-nvidia-information';

@@ -5,14 +5,8 @@ import { runPluginCommand } from '@kdp/core/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from '../plugin';
 import { resourceNameOf } from '../resources/resource-names';
-import {
-  buildMi300xMachine,
-  fixtureHost,
-  gpuConfig,
-  MI300X_GPUS,
-  mi300xPartitionId,
-  rootFlags,
-} from '../testing';
+import { buildMi300xMachine, MI300X_GPUS, mi300xPartitionId } from '../testing/amd-machines';
+import { fixtureHost, gpuConfig, rootFlags } from '../testing/fixture-devices';
 import { scanGpus } from './scan-gpus';
 
 const PARTITIONS = [0, 1, 2, 3, 4, 5, 6, 7];

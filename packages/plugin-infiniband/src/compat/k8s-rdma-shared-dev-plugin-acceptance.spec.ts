@@ -6,7 +6,7 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import packageJson from '../../package.json';
 import { infinibandPlugin } from '../plugin';
-import { addRdmaDevice, createRdmaMachine } from '../testing';
+import { addRdmaDevice, createRdmaMachine } from '../testing/rdma-machine';
 import { k8sRdmaSharedDevPluginCompat } from './k8s-rdma-shared-dev-plugin';
 
 // Upstream's published examples, re-typed: deployment/k8s/base/configmap.yaml (config.json, mounted at

@@ -3,7 +3,12 @@ import { createHost } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { rdmaConfigSchema, type RdmaConfig } from '../config';
 import { readRdmaInventory } from '../scan/read-rdma-inventory';
-import { addRdmaDevice, createRdmaMachine, setPortState, UPSTREAM_CONFIG_JSON } from '../testing';
+import {
+  addRdmaDevice,
+  createRdmaMachine,
+  setPortState,
+  UPSTREAM_CONFIG_JSON,
+} from '../testing/rdma-machine';
 import { planResources, type ResourcePlan } from './plan-resources';
 
 const config = (text: string): RdmaConfig =>

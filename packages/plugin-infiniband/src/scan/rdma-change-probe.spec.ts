@@ -3,15 +3,9 @@ import { join } from 'node:path';
 import type { ChangeProbe } from '@kdp/core/plugin';
 import { createHost } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
-import {
-  addRdmaDevice,
-  createRdmaMachine,
-  createRdmaScaleMachine,
-  removeRdmaDevice,
-  restoreRdmaDevice,
-  setPortState,
-  type RdmaDeviceSpec,
-} from '../testing';
+import { createRdmaScaleMachine } from '../testing/create-rdma-scale-machine';
+import { addRdmaDevice, createRdmaMachine, setPortState, type RdmaDeviceSpec } from '../testing/rdma-machine';
+import { removeRdmaDevice, restoreRdmaDevice } from '../testing/remove-rdma-device';
 import { rdmaChangeProbe } from './rdma-change-probe';
 import { readRdmaInventory, type RdmaInventory } from './read-rdma-inventory';
 

@@ -1,7 +1,7 @@
 import { createHost, type Host } from '@kdp/topology';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import fc from 'fast-check';
-import { createRdmaMachine, setPortState } from '../testing';
+import { createRdmaMachine, setPortState } from '../testing/rdma-machine';
 import { readRdmaInventory, type RdmaHca, type RdmaInventory } from './read-rdma-inventory';
 
 describe('readRdmaInventory', () => {

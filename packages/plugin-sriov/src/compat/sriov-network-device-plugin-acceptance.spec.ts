@@ -5,7 +5,7 @@ import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from '../plugin';
-import { addDefaultRouteNic, addSriovPf } from '../testing';
+import { addDefaultRouteNic, addSriovPf } from '../testing/sriov-node';
 import { sriovNetworkDevicePluginCompat } from './sriov-network-device-plugin';
 
 // Upstream's published examples, re-typed: deployments/configMap.yaml (config.json), the DaemonSet args of

@@ -1,4 +1,4 @@
-import { testVf } from '../testing';
+import { testVf } from '../testing/test-vf';
 import { functionProblem } from './function-problem';
 
 describe('functionProblem', () => {

@@ -5,7 +5,7 @@ import { silentLogger } from '@kdp/core';
 import { createDeviceInfoStore } from '../allocate/device-info-store';
 import { sriovConfigSchema, type SriovPool } from '../config';
 import type { NodeScan } from '../scan/nic-function';
-import { testVf } from '../testing';
+import { testVf } from '../testing/test-vf';
 import { assignPools } from './assign-pools';
 import { poolResources, toPluginDevice } from './pool-resources';
 

@@ -12,7 +12,7 @@ import {
   removeSriovVf,
   setCarrier,
   type FixturePf,
-} from '../testing';
+} from '../testing/sriov-node';
 import { nicChangeProbe } from './nic-change-probe';
 import { scanNics } from './scan-nics';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { createHost } from '@kdp/topology';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
-import { addSriovPf, addTwoPfNode, bindDriver, setCarrier } from '../testing';
+import { addSriovPf, addTwoPfNode, bindDriver, setCarrier } from '../testing/sriov-node';
 import type { NicFunction } from './nic-function';
 import { createNicScanCache, kindOfClass, scanNics } from './scan-nics';
 

@@ -5,7 +5,8 @@ import { configuredResources, pathPatterns } from '../resources/configured-resou
 import type { DevicePayload } from '../resources/device-payload';
 import { planResources } from '../resources/plan-resources';
 import { scanUsbHost } from '../scan/scan-usb-host';
-import { createUsbFixture, defined, type UsbFixture } from '../testing';
+import { defined } from '../testing/defined';
+import { createUsbFixture, type UsbFixture } from '../testing/usb-fixture';
 import { buildAllocation } from './build-allocation';
 
 /**

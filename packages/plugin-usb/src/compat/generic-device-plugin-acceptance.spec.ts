@@ -4,7 +4,8 @@ import type { DiscoverDocument } from '@kdp/core/plugin';
 import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createUsbPlugin } from '../plugin';
-import { addSampleMachine, createUsbFixture, type UsbFixture } from '../testing';
+import { addSampleMachine } from '../testing/sample-machine';
+import { createUsbFixture, type UsbFixture } from '../testing/usb-fixture';
 import { genericDevicePluginCompat } from './generic-device-plugin';
 
 // squat/generic-device-plugin 0.1's published examples, re-typed: the DaemonSet args of

@@ -2,7 +2,8 @@ import { createHost } from '@kdp/topology';
 import { usbConfigSchema } from '../config';
 import { createUsbScanCache } from '../scan/scan-usb-devices';
 import { scanUsbHost } from '../scan/scan-usb-host';
-import { createUsbFixture, defined, type UsbFixture } from '../testing';
+import { defined } from '../testing/defined';
+import { createUsbFixture, type UsbFixture } from '../testing/usb-fixture';
 import { planResources } from './plan-resources';
 
 /**

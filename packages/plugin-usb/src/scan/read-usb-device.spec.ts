@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { createSysfs } from '@kdp/topology';
 import { isRootHubName, isUsbDeviceName, readUsbDevice, type UsbStringCache } from './read-usb-device';
 import { scanUsbDevices } from './scan-usb-devices';
-import { createUsbFixture, type UsbFixture } from '../testing';
+import { createUsbFixture, type UsbFixture } from '../testing/usb-fixture';
 
 describe('USB sysfs names', () => {
   it("tells devices from root hubs and interfaces (root hubs' interfaces included)", () => {

@@ -1,7 +1,8 @@
 import { rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSysfs } from '@kdp/topology';
-import { createUsbFixture, defined, type UsbFixture } from '../testing';
+import { defined } from '../testing/defined';
+import { createUsbFixture, type UsbFixture } from '../testing/usb-fixture';
 import { createUsbScanCache, scanUsbDevices, type UsbScanCache } from './scan-usb-devices';
 
 /** The nodes of one device in a scan, as paths. */
