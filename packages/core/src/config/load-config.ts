@@ -7,7 +7,7 @@ import { formatConfigPath } from './format-config-path';
 /** What to do with keys a schema does not know (keys that `z.object` would silently strip). */
 export type UnknownKeyPolicy = 'error' | 'warn' | 'ignore';
 
-/** Options for {@link loadConfig} and {@link parseConfigText}. */
+/** Options for `loadConfig` and {@link parseConfigText}. */
 export interface LoadConfigOptions {
   /** Unknown keys: `error` (default) fails the load, `warn` returns them in `warnings`, `ignore` drops them. */
   readonly unknownKeys?: UnknownKeyPolicy;

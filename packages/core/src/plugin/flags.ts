@@ -111,7 +111,7 @@ export function parseDuration(text: string): number {
   return Math.round(total);
 }
 
-/** Formats milliseconds the way {@link parseDuration} reads them back (`1s`, `250ms`, `1m30s`). */
+/** Formats milliseconds the way `parseDuration` reads them back (`1s`, `250ms`, `1m30s`). */
 export function formatDuration(ms: number): string {
   if (ms === Number.POSITIVE_INFINITY) return 'forever';
   if (ms === 0) return '0s';
@@ -203,7 +203,7 @@ export const flag = {
       },
     );
   },
-  /** A duration, parsed to milliseconds (see {@link parseDuration}). */
+  /** A duration, parsed to milliseconds (see `parseDuration`). */
   duration<O extends DurationFlagOptions>(options: O): Flag<DefaultedValue<O, number>> {
     const min = options.min === undefined ? undefined : parseDuration(options.min);
     const max = options.max === undefined ? undefined : parseDuration(options.max);

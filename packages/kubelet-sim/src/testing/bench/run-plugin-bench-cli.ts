@@ -12,7 +12,7 @@ export interface PluginBenchCliOptions {
   readonly stdout?: (text: string) => void;
   /** Where progress, usage and errors go; default stderr. */
   readonly stderr?: (text: string) => void;
-  /** The bench itself; default {@link runPluginBench} (tests replace it). */
+  /** The bench itself; default `runPluginBench` (tests replace it). */
   readonly run?: (
     scenario: PluginBenchScenario,
     args: PluginBenchArgs & {
@@ -23,7 +23,7 @@ export interface PluginBenchCliOptions {
 
 /**
  * The whole `main` of a plugin's `bench/bench.ts`: parses `--idle` and `--rounds`, runs the scenario and
- * prints {@link formatPluginBench}'s table. Resolves with the exit code: 0, 1 when the bench failed, 2 on a
+ * prints `formatPluginBench`'s table. Resolves with the exit code: 0, 1 when the bench failed, 2 on a
  * usage error.
  */
 export async function runPluginBenchCli(

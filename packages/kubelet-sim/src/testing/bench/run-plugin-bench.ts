@@ -21,7 +21,7 @@ export interface BenchStep {
   readonly targetMs?: number;
 }
 
-/** A plugin binary, its fixture and the changes to time, for {@link runPluginBench}. */
+/** A plugin binary, its fixture and the changes to time, for `runPluginBench`. */
 export interface PluginBenchScenario {
   /** What is measured, e.g. `sriov-device-plugin, 8 PFs × 256 VFs`. */
   readonly title: string;
@@ -35,7 +35,7 @@ export interface PluginBenchScenario {
   readonly cycles: ReadonlyArray<readonly BenchStep[]>;
 }
 
-/** Options of {@link runPluginBench}. */
+/** Options of `runPluginBench`. */
 export interface PluginBenchOptions {
   /** The idle window after registration, over which CPU is measured; default 60 s. */
   readonly idleMs?: number;
@@ -66,7 +66,7 @@ export interface StepLatencies {
   readonly targetMs: number;
 }
 
-/** What {@link runPluginBench} measured. */
+/** What `runPluginBench` measured. */
 export interface PluginBenchResult {
   readonly title: string;
   /** Spawn → `ready`, on kubelet-sim's event clock. */
