@@ -28,7 +28,11 @@ const GRACE_MS = 30_000;
 
 /** Sends SIGTERM and SIGINT, alternating, every millisecond until the process exits; resolves with the count. */
 async function signalStorm(child: ChildProcess): Promise<number> {
-  let sent = 0;
+  // SIGTERM and SIGINT back to back: both are pending before the child's event loop dispatches either, so the
+  // second always reaches a process already shutting down, however fast its shutdown (or slow this process) is.
+  process.kill(child.pid ?? 0, 'SIGTERM');
+  process.kill(child.pid ?? 0, 'SIGINT');
+  let sent = 2;
   while (child.exitCode === null && child.signalCode === null) {
     try {
       process.kill(child.pid ?? 0, sent % 2 === 0 ? 'SIGTERM' : 'SIGINT');
