@@ -204,15 +204,15 @@ describe('a plain consumer of the installed tarballs', () => {
       [
         "import { Healthy, validateResourceName, type Device } from '@kdp/api';",
         "import { createBackoff, systemClock, type Clock } from '@kdp/base';",
-        "import { createDevicePlugin, createPollingSource, type PluginDevice } from '@kdp/core';",
+        "import { createKubeClient, type PluginDevice } from '@kdp/core';",
         "import { definePlugin, flag, runPlugin, type PluginDefinition } from '@kdp/core/plugin';",
         "import { runPluginCommand } from '@kdp/core/testing';",
-        "import { parseCpuList } from '@kdp/topology';",
+        "import { parsePciAddress } from '@kdp/topology';",
         "import { createSysfsFixture } from '@kdp/topology/testing';",
         "import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';",
         "const devices: PluginDevice<{ path: string }>[] = [{ id: 'a', health: Healthy, payload: { path: '/a' } }];",
-        'const source = createPollingSource({ scan: () => devices });',
-        "export const plugin = createDevicePlugin({ resources: [{ name: 'example.com/a', source }] });",
+        'export const listed: readonly PluginDevice<{ path: string }>[] = devices;',
+        'export const client: typeof createKubeClient = createKubeClient;',
         'export const clock: Clock = systemClock;',
         'export const backoff: typeof createBackoff = createBackoff;',
         'export const define: typeof definePlugin = definePlugin;',
@@ -221,7 +221,7 @@ describe('a plain consumer of the installed tarballs', () => {
         'export const runCommand: typeof runPluginCommand = runPluginCommand;',
         'export type Definition = PluginDefinition;',
         "export const valid: boolean = validateResourceName('example.com/a').valid;",
-        "export const cpus: number[] | undefined = parseCpuList('0-3');",
+        "export const address: ReturnType<typeof parsePciAddress> = parsePciAddress('0000:3b:00.0');",
         "export const device: Device = { ID: 'a', health: Healthy, topology: undefined };",
         'export const sim: (o: { dir: string }) => Promise<KubeletSim> = createKubeletSim;',
         'export const fixture: typeof createSysfsFixture = createSysfsFixture;',
@@ -229,7 +229,7 @@ describe('a plain consumer of the installed tarballs', () => {
     );
     writeFileSync(
       join(consumer, 'consumer-esm.mts'),
-      "import { createDevicePlugin } from '@kdp/core';\nexport const create: typeof createDevicePlugin = createDevicePlugin;\n",
+      "import { createKubeClient } from '@kdp/core';\nexport const create: typeof createKubeClient = createKubeClient;\n",
     );
     // @kdp/kubelet-sim/testing loads its optional peer esbuild (bundleEntry), and @kdp/topology/testing's fuzz
     // helpers take fast-check (their types name it): a consumer of those entries installs them, at the
@@ -273,9 +273,9 @@ describe('a plain consumer of the installed tarballs', () => {
 
   it('ESM import finds the named exports of the CommonJS build', async () => {
     const script =
-      "import { createDevicePlugin } from '@kdp/core'; import { createKubeletSim } from '@kdp/kubelet-sim';" +
+      "import { createKubeClient } from '@kdp/core'; import { createKubeletSim } from '@kdp/kubelet-sim';" +
       "import { definePlugin } from '@kdp/core/plugin'; import { systemClock } from '@kdp/base';" +
-      'console.log(typeof createDevicePlugin, typeof createKubeletSim, typeof definePlugin, typeof systemClock.now);';
+      'console.log(typeof createKubeClient, typeof createKubeletSim, typeof definePlugin, typeof systemClock.now);';
     const result = await mustRun(
       'node --input-type=module',
       process.execPath,
