@@ -5,3 +5,4 @@ export { addKfdCpuNode, addNvidiaControlNodes, addNvidiaGpuFiles, linkKfd } from
 export { rootFlags } from './fixture-devices';
 export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
 export type { GpuSlot } from './pci-gpus';
+export { buildMi300xMachine } from './amd-machines';
