@@ -2,6 +2,7 @@ import type { StatusCause } from './api-errors';
 import {
   validateDeviceClass,
   validateNode,
+  validateObjectMeta,
   validateResourceClaim,
   validateResourceClaimStatus,
   validateResourceSlice,
@@ -44,6 +45,12 @@ export interface ResourceType {
 const spec = (o: KubeObject): Record<string, unknown> =>
   typeof o['spec'] === 'object' && o['spec'] !== null ? (o['spec'] as Record<string, unknown>) : {};
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const field = (o: KubeObject, ...path: string[]): string | undefined => {
+  let at: unknown = o;
+  for (const key of path)
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[key] : undefined;
+  return str(at);
+};
 
 /** The resources kubelet-sim's API server serves, by plural name. */
 export const resourceTypes: Readonly<Record<string, ResourceType>> = {
@@ -83,6 +90,49 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     fields: {},
     statusSubresource: false,
     validate: (o) => validateDeviceClass(o),
+  },
+  resourceclaimtemplates: {
+    plural: 'resourceclaimtemplates',
+    singular: 'resourceclaimtemplate',
+    group: 'resource.k8s.io',
+    version: 'v1',
+    kind: 'ResourceClaimTemplate',
+    namespaced: true,
+    fields: {},
+    statusSubresource: false,
+    validate: (o) => validateObjectMeta(o, true),
+  },
+  pods: {
+    plural: 'pods',
+    singular: 'pod',
+    group: '',
+    version: 'v1',
+    kind: 'Pod',
+    namespaced: true,
+    fields: {
+      'spec.nodeName': (o) => str(spec(o)['nodeName']) ?? '',
+      'status.phase': (o) => field(o, 'status', 'phase') ?? '',
+    },
+    statusSubresource: true,
+    validate: (o) => validateObjectMeta(o, true),
+  },
+  events: {
+    plural: 'events',
+    singular: 'event',
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    namespaced: true,
+    fields: {
+      'involvedObject.kind': (o) => field(o, 'involvedObject', 'kind') ?? '',
+      'involvedObject.name': (o) => field(o, 'involvedObject', 'name') ?? '',
+      'involvedObject.namespace': (o) => field(o, 'involvedObject', 'namespace') ?? '',
+      'involvedObject.uid': (o) => field(o, 'involvedObject', 'uid') ?? '',
+      reason: (o) => str(o['reason']) ?? '',
+      type: (o) => str(o['type']) ?? '',
+    },
+    statusSubresource: false,
+    validate: (o) => validateObjectMeta(o, true),
   },
   nodes: {
     plural: 'nodes',

@@ -438,3 +438,10 @@ export function validateNode(node: Record<string, unknown>): StatusCause[] {
   objectMeta(errors, asRecord(node['metadata']), false);
   return errors.causes;
 }
+
+/** Checks only an object's metadata (name, namespace when `namespaced`): kinds whose spec is not validated yet. */
+export function validateObjectMeta(object: Record<string, unknown>, namespaced: boolean): StatusCause[] {
+  const errors = new Errors();
+  objectMeta(errors, asRecord(object['metadata']), namespaced);
+  return errors.causes;
+}
