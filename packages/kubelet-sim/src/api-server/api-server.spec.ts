@@ -51,10 +51,20 @@ describe('kubelet-sim API server', () => {
     expect((await call('GET', '/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const list = (await call('GET', '/apis/resource.k8s.io/v1')).body;
     const names = (list['resources'] as Array<{ name: string }>).map((r) => r.name);
-    expect(names).toEqual(['resourceslices', 'resourceclaims', 'resourceclaims/status', 'deviceclasses']);
-    expect((await call('GET', '/api/v1')).body).toMatchObject({
-      resources: [{ name: 'nodes', kind: 'Node', namespaced: false }],
-    });
+    expect(names).toEqual([
+      'resourceslices',
+      'resourceclaims',
+      'resourceclaims/status',
+      'deviceclasses',
+      'resourceclaimtemplates',
+    ]);
+    const core = (await call('GET', '/api/v1')).body;
+    expect((core['resources'] as Array<{ name: string }>).map((r) => r.name)).toEqual([
+      'pods',
+      'pods/status',
+      'events',
+      'nodes',
+    ]);
     expect((await call('GET', '/apis/resource.k8s.io')).body).toMatchObject({
       kind: 'APIGroup',
       name: 'resource.k8s.io',
