@@ -12,6 +12,7 @@ import { checkFieldNames, type TypedObject } from './check-field-names';
 import { deployDir, repoRoot } from './deploy-dir';
 import { draVariants, type DraVariant } from './kdp-plugins';
 import { objectId, type KubeObject } from './kube-object';
+import { parse } from 'yaml';
 import { parseYamlDocuments } from './parse-yaml-documents';
 import { draProfileRules, profileRules } from './profile-rules';
 import { kustomizeBuild } from './kustomize-build';
@@ -33,8 +34,12 @@ const builds = draVariants.map((variant) => ({
   variant,
   objects: kustomizeBuild(join(deployDir, variant.dir)),
 }));
+/** The variants serving one driver (each plugin's own DaemonSet), with that driver's name. */
+const singleBuilds = builds
+  .filter(({ variant }) => variant.drivers.length === 1)
+  .map((build) => ({ ...build, driver: build.variant.drivers[0] as string }));
 const examples = new Map(
-  draVariants.map((variant) => {
+  singleBuilds.map(({ variant }) => {
     const file = join(deployDir, 'dra', 'examples', `${variant.plugin.name}-claims.yaml`);
     return [variant.plugin.name, parseYamlDocuments(readFileSync(file, 'utf8'), file) as KubeObject[]];
   }),
@@ -62,13 +67,13 @@ describe.each(builds)('deploy/$variant.dir', ({ variant, objects }) => {
       expect.arrayContaining([
         '/Namespace//kdp-system',
         `/ServiceAccount/kdp-system/${variant.daemonSet}`,
-        `/ConfigMap/kdp-system/${variant.plugin.configs[0]?.configMap}`,
+        ...variant.plugin.configs.map((config) => `/ConfigMap/kdp-system/${config.configMap}`),
         `apps/DaemonSet/kdp-system/${variant.daemonSet}`,
         'rbac.authorization.k8s.io/ClusterRole//kdp-dra-driver',
         `rbac.authorization.k8s.io/ClusterRoleBinding//kdp-${variant.plugin.name}-dra-driver`,
         'admissionregistration.k8s.io/ValidatingAdmissionPolicy//kdp-dra-driver-resourceslices',
         'admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding//kdp-dra-driver-resourceslices',
-        `resource.k8s.io/DeviceClass//${variant.driver}`,
+        ...variant.drivers.map((driver) => `resource.k8s.io/DeviceClass//${driver}`),
       ]),
     );
     // Cluster-scoped objects carry no namespace (kustomize's namespace transformer must not reach them).
@@ -131,11 +136,13 @@ describe.each(builds)('deploy/$variant.dir', ({ variant, objects }) => {
   });
 });
 
-describe('the DRA profile replaces exactly three rules of the device plugins, each for a reason', () => {
+describe('the DRA profile replaces exactly five rules of the device plugins, each for a reason', () => {
   it('keeps every other rule as it is', () => {
     const replaced = profileRules.filter((rule, i) => draProfileRules[i] !== rule).map((rule) => rule.name);
     expect(replaced.map((name) => name.split(' ').slice(0, 2).join(' '))).toEqual([
       'no service-account',
+      'metrics port',
+      'RollingUpdate, maxUnavailable',
       'hostPaths limited',
       'placed by',
     ]);
@@ -160,6 +167,22 @@ describe('the DRA profile replaces exactly three rules of the device plugins, ea
         podOf(ds)['affinity']['nodeAffinity']['requiredDuringSchedulingIgnoredDuringExecution'][
           'nodeSelectorTerms'
         ].push({ matchExpressions: [{ key: 'kdp.dev/gpu.present', operator: 'In', values: ['true'] }] }),
+    ],
+    [
+      'placed only',
+      (ds) =>
+        (
+          podOf(ds)['affinity']['nodeAffinity']['requiredDuringSchedulingIgnoredDuringExecution'][
+            'nodeSelectorTerms'
+          ][0]['matchExpressions'] as Mapping[]
+        ).pop(),
+    ],
+    ['metrics port not published', (ds) => (podOf(ds)['containers'][0]['ports'][0]['hostPort'] = 9401)],
+    ['metrics port not published', (ds) => (podOf(ds)['hostNetwork'] = true)],
+    [
+      'RollingUpdate with maxSurge 1',
+      (ds) =>
+        ((ds['spec'] as Mapping)['updateStrategy']['rollingUpdate'] = { maxUnavailable: 1, maxSurge: 0 }),
     ],
   ];
   it.each(mutations)('a DaemonSet breaking "%s" fails that rule only', (prefix, mutate) => {
@@ -213,9 +236,11 @@ describe('the ValidatingAdmissionPolicy: each driver writes only its own node’
     const condition = (spec['matchConditions'] as { expression: string }[])[0]?.expression ?? '';
     expect([...condition.matchAll(/'([^']+)'/g)].map((m) => m[1])).toEqual(accounts);
     const driversOf = variables.get('driversOf') ?? '';
-    expect([...driversOf.matchAll(/'([^']+)':\s*\['([^']+)'\]/g)].map((m) => [m[1], m[2]])).toEqual(
-      draVariants.map((v, i) => [accounts[i], v.driver]),
-    );
+    const entries = [...driversOf.matchAll(/'([^']+)':\s*\[([^\]]*)\]/g)].map((m) => [
+      m[1],
+      [...(m[2] ?? '').matchAll(/'([^']+)'/g)].map((d) => d[1]),
+    ]);
+    expect(entries).toEqual(draVariants.map((v, i) => [accounts[i], v.drivers]));
   });
 
   it('compares spec.nodeName (of oldObject on DELETE and UPDATE) with the node-name claim of the token', () => {
@@ -250,14 +275,21 @@ function discover(bundle: string, args: string[]): Promise<string> {
   });
 }
 
+type PluginName = keyof SampleNode['configs'];
+const bundleOf = new Map<DraVariant, EntryBundle>();
+
 beforeAll(async () => {
   sample = createSampleNode();
   for (const variant of draVariants) {
-    const name = variant.plugin.name as 'gpu' | 'usb';
     const bundle = bundleEntry(join(repoRoot, 'packages', variant.plugin.packageDir, 'src', 'main.ts'), {
       external: ['koffi', 'usb'],
     });
     bundles.push(bundle);
+    bundleOf.set(variant, bundle);
+  }
+  for (const { variant, driver } of singleBuilds) {
+    const name = variant.plugin.name as PluginName;
+    const bundle = bundleOf.get(variant) as EntryBundle;
     const out = await discover(bundle.path, [
       `--sysfs-root=${sample.sysfsRoot}`,
       `--dev-root=${sample.devRoot}`,
@@ -268,7 +300,7 @@ beforeAll(async () => {
       resources: { resourceName: string; devices: PluginDevice<unknown>[] }[];
     };
     const names = new Map<string, Set<string>>([
-      [variant.driver, new Set()],
+      [driver, new Set()],
       [STANDARD_DOMAIN, new Set()],
     ]);
     const values = new Map<string, Set<string>>();
@@ -279,7 +311,7 @@ beforeAll(async () => {
           ...(device.pciAddress === null ? { pciAddress: undefined } : {}),
         } as PluginDevice<unknown>);
         for (const [key, value] of Object.entries(slice.attributes ?? {})) {
-          names.get(variant.driver)?.add(key);
+          names.get(driver)?.add(key);
           if (!values.has(key)) values.set(key, new Set());
           values.get(key)?.add(String(value));
         }
@@ -287,9 +319,9 @@ beforeAll(async () => {
         if (slice.pcieRoot !== undefined) names.get(STANDARD_DOMAIN)?.add('pcieRoot');
       }
     }
-    published.set(variant.driver, { names, values });
+    published.set(driver, { names, values });
   }
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
   for (const bundle of bundles) bundle.remove();
@@ -312,16 +344,39 @@ function selectorsOf(object: KubeObject): { expression: string; deviceClassName?
 /** Formats of attribute values the classes compare with literals, each checked against what is published. */
 const formats: Record<string, Record<string, RegExp>> = {
   'gpu.kdp.dev': { vendor: /^0x[0-9a-f]{4}$/ },
+  'sriov.kdp.dev': { vendor: /^[0-9a-f]{4}$/ },
+  'infiniband.kdp.dev': { vendor: /^0x[0-9a-f]{4}$/ },
   'usb.kdp.dev': { vendor: /^[0-9a-f]{4}$/, product: /^[0-9a-f]{4}$/ },
+  'fpga.kdp.dev': { vendor: /^0x[0-9a-f]{4}$/ },
 };
 
-/** What is wrong with an attribute a selector of `variant` reads. */
-function refProblems(variant: DraVariant, ref: CelAttributeRef, configText: string): string[] {
-  const known = published.get(variant.driver)?.names.get(ref.domain);
+/** The resource prefix of a configuration entry without one (SR-IOV's and InfiniBand's `resourceName` entries). */
+const defaultPrefix: Record<string, string> = { 'sriov.kdp.dev': 'intel.com', 'infiniband.kdp.dev': 'rdma' };
+
+/** A ConfigMap's text, with the resource names its `resourcePrefix`/`resourceName` entries make, one a line. */
+function configResources(configMap: KubeObject, driver: string): string {
+  const data = (configMap['data'] ?? {}) as Record<string, string>;
+  const names: string[] = [];
+  const walk = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === 'object' && value !== null) {
+      const entry = value as Record<string, unknown>;
+      if (typeof entry['resourceName'] === 'string')
+        names.push(`${String(entry['resourcePrefix'] ?? defaultPrefix[driver])}/${entry['resourceName']}`);
+      Object.values(entry).forEach(walk);
+    }
+  };
+  for (const text of Object.values(data)) walk(parse(text));
+  return [JSON.stringify(data), ...names].join('\n');
+}
+
+/** What is wrong with an attribute a selector of `driver`'s classes or claims reads. */
+function refProblems(driver: string, ref: CelAttributeRef, configText: string): string[] {
+  const known = published.get(driver)?.names.get(ref.domain);
   if (known === undefined) return [`${ref.domain}: not the driver's domain nor ${STANDARD_DOMAIN}`];
   if (!known.has(ref.name)) return [`${ref.domain}.${ref.name} is not published (${[...known].join(', ')})`];
   const problems: string[] = [];
-  const format = formats[variant.driver]?.[ref.name];
+  const format = formats[driver]?.[ref.name];
   if (ref.equals !== undefined && format !== undefined && !format.test(ref.equals))
     problems.push(`${ref.name} == '${ref.equals}' does not have the published format ${String(format)}`);
   if (ref.equals !== undefined && ref.name === 'resource' && !configText.includes(ref.equals))
@@ -329,9 +384,9 @@ function refProblems(variant: DraVariant, ref: CelAttributeRef, configText: stri
   return problems;
 }
 
-describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, objects }) => {
+describe.each(singleBuilds)('the DeviceClasses of $driver', ({ variant, driver, objects }) => {
   const classes = objects.filter((o) => o.kind === 'DeviceClass');
-  const configText = JSON.stringify(find(objects, 'ConfigMap')['data']);
+  const configText = configResources(find(objects, 'ConfigMap'), driver);
 
   it('select only the driver’s devices, and read only attributes it publishes, in their formats', () => {
     expect(classes.length).toBeGreaterThan(1);
@@ -339,19 +394,19 @@ describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, object
     for (const object of classes) {
       for (const { expression } of selectorsOf(object)) {
         const where = `DeviceClass ${object.metadata.name}`;
-        if (JSON.stringify(celDrivers(expression)) !== JSON.stringify([variant.driver]))
-          problems.push(`${where}: must test device.driver == '${variant.driver}' once`);
+        if (JSON.stringify(celDrivers(expression)) !== JSON.stringify([driver]))
+          problems.push(`${where}: must test device.driver == '${driver}' once`);
         for (const use of celUnrecognised(expression)) problems.push(`${where}: unrecognised ${use}`);
         for (const ref of celAttributeRefs(expression))
-          problems.push(...refProblems(variant, ref, configText).map((p) => `${where}: ${p}`));
+          problems.push(...refProblems(driver, ref, configText).map((p) => `${where}: ${p}`));
       }
     }
     expect(problems).toEqual([]);
   });
 
   it('the published values the formats describe have those formats (the format table is not made up)', () => {
-    for (const [name, format] of Object.entries(formats[variant.driver] ?? {})) {
-      const values = [...(published.get(variant.driver)?.values.get(name) ?? [])];
+    for (const [name, format] of Object.entries(formats[driver] ?? {})) {
+      const values = [...(published.get(driver)?.values.get(name) ?? [])];
       expect(values.length).toBeGreaterThan(0);
       for (const value of values) expect([name, value, format.test(value)]).toEqual([name, value, true]);
     }
@@ -359,7 +414,8 @@ describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, object
 
   it('a class with extendedResourceName selects exactly that resource; one class per extended resource', () => {
     const extended = classes.filter((o) => (o['spec'] as Mapping)['extendedResourceName'] !== undefined);
-    expect(extended.length).toBeGreaterThan(0);
+    // FPGA resource names carry the loaded function's IDs: no one name stands for a class's devices.
+    expect(extended.length > 0).toBe(driver !== 'fpga.kdp.dev');
     for (const object of extended) {
       const name = (object['spec'] as Mapping)['extendedResourceName'] as string;
       const refs = selectorsOf(object).flatMap(({ expression }) => celAttributeRefs(expression));
@@ -384,7 +440,7 @@ describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, object
         if (!classNames.has(deviceClassName ?? '')) problems.push(`${deviceClassName}: no such class`);
         for (const use of celUnrecognised(expression)) problems.push(`unrecognised ${use}`);
         for (const ref of celAttributeRefs(expression))
-          problems.push(...refProblems(variant, ref, configText));
+          problems.push(...refProblems(driver, ref, configText));
       }
       const constraints = ((template['spec'] as Mapping)['spec']['devices']['constraints'] ??
         []) as Mapping[];
@@ -392,27 +448,36 @@ describe.each(builds)('the DeviceClasses of $variant.driver', ({ variant, object
         const qualified = constraint['matchAttribute'] as string;
         const slash = qualified.lastIndexOf('/');
         const ref = { domain: qualified.slice(0, slash), name: qualified.slice(slash + 1) };
-        problems.push(...refProblems(variant, ref, configText));
+        problems.push(...refProblems(driver, ref, configText));
       }
     }
     expect(problems).toEqual([]);
   });
 
   it('the attribute check refuses another driver’s domain, an unpublished name and a wrong format', () => {
-    expect(refProblems(variant, { domain: 'other.kdp.dev', name: 'resource' }, configText)).toHaveLength(1);
-    expect(refProblems(variant, { domain: variant.driver, name: 'vendorID' }, configText)).toEqual([
+    expect(refProblems(driver, { domain: 'other.kdp.dev', name: 'resource' }, configText)).toHaveLength(1);
+    expect(refProblems(driver, { domain: driver, name: 'vendorID' }, configText)).toEqual([
       expect.stringContaining('is not published'),
     ]);
+    expect(refProblems(driver, { domain: driver, name: 'vendor', equals: 'NVIDIA' }, configText)).toEqual([
+      expect.stringContaining('published format'),
+    ]);
     expect(
-      refProblems(variant, { domain: variant.driver, name: 'vendor', equals: 'NVIDIA' }, configText),
-    ).toEqual([expect.stringContaining('published format')]);
-    expect(
-      refProblems(
-        variant,
-        { domain: variant.driver, name: 'resource', equals: 'example.com/none' },
-        configText,
-      ),
+      refProblems(driver, { domain: driver, name: 'resource', equals: 'example.com/none' }, configText),
     ).toEqual([expect.stringContaining("not in the plugin's ConfigMap")]);
+  });
+});
+
+describe('deploy/dra/device-plugins: the all-in-one drivers', () => {
+  const allInOneBuild = builds.find(({ variant }) => variant.drivers.length > 1);
+
+  it('serve every single driver, and ship each single driver’s DeviceClasses, unchanged', () => {
+    expect(allInOneBuild?.variant.drivers).toEqual(singleBuilds.map(({ driver }) => driver));
+    const classes = (objects: readonly KubeObject[]): KubeObject[] =>
+      objects.filter((o) => o.kind === 'DeviceClass').sort((a, b) => objectId(a).localeCompare(objectId(b)));
+    expect(classes(allInOneBuild?.objects ?? [])).toEqual(
+      classes(singleBuilds.flatMap(({ objects }) => objects)),
+    );
   });
 });
 
@@ -475,18 +540,20 @@ describe("the plugin binaries accept the DaemonSets' command lines", () => {
 
   // Host paths moved under a temp dir, the sample node's trees at /host/sys and /host/dev. Without an API server
   // (no kubeconfig, not in a cluster) the run must get past flags, node name and directories and stop there.
-  it.each(draVariants.map((variant, i) => [variant.dir, variant, i] as const))(
+  it.each(draVariants.map((variant) => [variant.dir, variant] as const))(
     '%s: serve gets as far as the API server',
-    async (_dir, variant, i) => {
+    async (_dir, variant) => {
       const container = podSpecOf(daemonSetOf(variant)).containers[0];
-      const name = variant.plugin.name as 'gpu' | 'usb';
-      const root = join(work, name);
+      const root = join(work, variant.plugin.name);
       const moved = (container?.args ?? []).map((arg) => {
         const [flag, value] = arg.split('=', 2);
         if (value === undefined || !value.startsWith('/')) return arg;
         if (flag === '--sysfs-root') return `${flag}=${sample.sysfsRoot}`;
         if (flag === '--dev-root') return `${flag}=${sample.devRoot}`;
-        if (flag === '--config') return `${flag}=${sample.configs[name]}`;
+        // --config, or the all-in-one's --<plugin>-config: the sample node's configuration of that plugin.
+        const plugin = /^--(?:(\w+)-)?config$/.exec(flag ?? '');
+        if (plugin !== null)
+          return `${flag}=${sample.configs[(plugin[1] ?? variant.plugin.name) as PluginName]}`;
         mkdirSync(join(root, value), { recursive: true });
         return `${flag}=${join(root, value)}`;
       });
@@ -500,7 +567,7 @@ describe("the plugin binaries accept the DaemonSets' command lines", () => {
         execFile(
           process.execPath,
           [
-            bundles[i]?.path ?? '',
+            bundleOf.get(variant)?.path ?? '',
             ...moved,
             ...(variant.plugin.procfs ? [`--proc-root=${sample.procRoot}`] : []),
           ],
