@@ -12,6 +12,7 @@ import { checkFieldNames, type TypedObject } from './check-field-names';
 import { deployDir, repoRoot } from './deploy-dir';
 import { draVariants, type DraVariant } from './kdp-plugins';
 import { objectId, type KubeObject } from './kube-object';
+import { parse as parseCel, run as runCel, type CelInput } from '@bufbuild/cel';
 import { parse } from 'yaml';
 import { parseYamlDocuments } from './parse-yaml-documents';
 import { draProfileRules, profileRules } from './profile-rules';
@@ -260,6 +261,8 @@ describe('the ValidatingAdmissionPolicy: each driver writes only its own node’
 
 /** The attributes each driver publishes: the plugin's `discover` on the sample node, through toSliceDevice. */
 const published = new Map<string, { names: Map<string, Set<string>>; values: Map<string, Set<string>> }>();
+/** Each driver's published devices as CEL sees them: `device.driver`, `device.attributes[domain][name]`. */
+const celDevices = new Map<string, { driver: string; attributes: Map<string, Map<string, unknown>> }[]>();
 let sample: SampleNode;
 const bundles: EntryBundle[] = [];
 
@@ -310,7 +313,18 @@ beforeAll(async () => {
           ...device,
           ...(device.pciAddress === null ? { pciAddress: undefined } : {}),
         } as PluginDevice<unknown>);
+        const own = new Map<string, unknown>();
+        const standard = new Map<string, unknown>();
+        if (slice.pciBusId !== undefined) standard.set('pciBusID', slice.pciBusId);
+        if (slice.pcieRoot !== undefined) standard.set('pcieRoot', slice.pcieRoot);
+        const attributes = new Map([
+          [driver, own],
+          [STANDARD_DOMAIN, standard],
+        ]);
+        celDevices.set(driver, [...(celDevices.get(driver) ?? []), { driver, attributes }]);
         for (const [key, value] of Object.entries(slice.attributes ?? {})) {
+          // CEL ints are 64-bit: the evaluator takes them as bigint.
+          own.set(key, typeof value === 'number' ? BigInt(value) : value);
           names.get(driver)?.add(key);
           if (!values.has(key)) values.set(key, new Set());
           values.get(key)?.add(String(value));
@@ -402,6 +416,29 @@ describe.each(singleBuilds)('the DeviceClasses of $driver', ({ variant, driver, 
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  it('compile and run as CEL: the catch-all class selects every published device, none another driver’s', () => {
+    const selects = (expression: string, device: unknown): boolean => {
+      parseCel(expression); // throws on a syntax error; a runtime error (a missing attribute) is no match
+      return runCel(expression, { device: device as CelInput }) === true;
+    };
+    const own = celDevices.get(driver) ?? [];
+    const others = [...celDevices].filter(([name]) => name !== driver).flatMap(([, devices]) => devices);
+    expect(own.length).toBeGreaterThan(0);
+    const problems: string[] = [];
+    for (const object of classes) {
+      for (const { expression } of selectorsOf(object)) {
+        const name = object.metadata.name;
+        if (name === driver && !own.every((device) => selects(expression, device)))
+          problems.push(`${name} misses a device of its driver`);
+        if (others.some((device) => selects(expression, device)))
+          problems.push(`${name} selects another driver's device`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(selects(`device.driver == '${driver}'`, others[0])).toBe(false);
+    expect(() => selects(`device.driver == `, own[0])).toThrow();
   });
 
   it('the published values the formats describe have those formats (the format table is not made up)', () => {
