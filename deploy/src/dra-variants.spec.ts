@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginDevice } from '@kdp/core';
 import { createSampleNode, type SampleNode } from '@kdp/demo';
 import { toSliceDevice } from '@kdp/dra';
+import { createApiServer, runDraConformance, type ApiRequestAttributes } from '@kdp/kubelet-sim';
 import { bundleEntry, type EntryBundle } from '@kdp/kubelet-sim/testing';
 import { celAttributeRefs, celDrivers, celUnrecognised, type CelAttributeRef } from './cel-attribute-refs';
 import { checkDeviceClass } from './check-device-class';
@@ -15,6 +17,7 @@ import { objectId, type KubeObject } from './kube-object';
 import { parse as parseCel, run as runCel, type CelInput } from '@bufbuild/cel';
 import { parse } from 'yaml';
 import { parseYamlDocuments } from './parse-yaml-documents';
+import { rbacAllows, type PolicyRule } from './rbac-rules';
 import { draProfileRules, profileRules } from './profile-rules';
 import { kustomizeBuild } from './kustomize-build';
 import { flagValues, podSpecOf } from './resolved-args';
@@ -570,45 +573,52 @@ describe('every DRA manifest validates', () => {
   }, 60_000);
 });
 
+/**
+ * The DaemonSet's command line for a run here: host paths moved under `root`, the sample node's trees at
+ * /host/sys and /host/dev, each --config (the all-in-one's --<plugin>-config) the sample node's configuration.
+ */
+function serveArgs(variant: DraVariant, root: string): string[] {
+  const container = podSpecOf(daemonSetOf(variant)).containers[0];
+  const moved = (container?.args ?? []).map((arg) => {
+    const [flag, value] = arg.split('=', 2);
+    if (value === undefined || !value.startsWith('/')) return arg;
+    if (flag === '--sysfs-root') return `${flag}=${sample.sysfsRoot}`;
+    if (flag === '--dev-root') return `${flag}=${sample.devRoot}`;
+    const plugin = /^--(?:(\w+)-)?config$/.exec(flag ?? '');
+    if (plugin !== null) return `${flag}=${sample.configs[(plugin[1] ?? variant.plugin.name) as PluginName]}`;
+    mkdirSync(join(root, value), { recursive: true });
+    return `${flag}=${join(root, value)}`;
+  });
+  return [
+    bundleOf.get(variant)?.path ?? '',
+    ...moved,
+    ...(variant.plugin.procfs ? [`--proc-root=${sample.procRoot}`] : []),
+  ];
+}
+
+/** The environment the DaemonSet's downward API gives the driver, on node `node-a`. */
+const driverEnv = {
+  PATH: process.env['PATH'] ?? '',
+  NODE_PATH: join(repoRoot, 'node_modules'),
+  NODE_NAME: 'node-a',
+  POD_UID: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
+};
+
 describe("the plugin binaries accept the DaemonSets' command lines", () => {
   let work: string;
   beforeAll(() => (work = mkdtempSync(join(tmpdir(), 'kdp-dra-'))));
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  // Host paths moved under a temp dir, the sample node's trees at /host/sys and /host/dev. Without an API server
-  // (no kubeconfig, not in a cluster) the run must get past flags, node name and directories and stop there.
+  // Without an API server (no kubeconfig, not in a cluster) the run must get past flags, node name and
+  // directories and stop there.
   it.each(draVariants.map((variant) => [variant.dir, variant] as const))(
     '%s: serve gets as far as the API server',
     async (_dir, variant) => {
-      const container = podSpecOf(daemonSetOf(variant)).containers[0];
-      const root = join(work, variant.plugin.name);
-      const moved = (container?.args ?? []).map((arg) => {
-        const [flag, value] = arg.split('=', 2);
-        if (value === undefined || !value.startsWith('/')) return arg;
-        if (flag === '--sysfs-root') return `${flag}=${sample.sysfsRoot}`;
-        if (flag === '--dev-root') return `${flag}=${sample.devRoot}`;
-        // --config, or the all-in-one's --<plugin>-config: the sample node's configuration of that plugin.
-        const plugin = /^--(?:(\w+)-)?config$/.exec(flag ?? '');
-        if (plugin !== null)
-          return `${flag}=${sample.configs[(plugin[1] ?? variant.plugin.name) as PluginName]}`;
-        mkdirSync(join(root, value), { recursive: true });
-        return `${flag}=${join(root, value)}`;
-      });
-      const env = {
-        PATH: process.env['PATH'] ?? '',
-        NODE_PATH: join(repoRoot, 'node_modules'),
-        NODE_NAME: 'node-a',
-        POD_UID: '1b4e28ba-2fa1-11d2-883f-0016d3cca427',
-      };
       const result = await new Promise<{ code: unknown; stderr: string }>((resolve) =>
         execFile(
           process.execPath,
-          [
-            bundleOf.get(variant)?.path ?? '',
-            ...moved,
-            ...(variant.plugin.procfs ? [`--proc-root=${sample.procRoot}`] : []),
-          ],
-          { env, timeout: 60_000 },
+          serveArgs(variant, join(work, variant.plugin.name)),
+          { env: driverEnv, timeout: 60_000 },
           (error, _out, stderr) => resolve({ code: error?.code ?? 0, stderr }),
         ),
       );
@@ -616,5 +626,118 @@ describe("the plugin binaries accept the DaemonSets' command lines", () => {
       expect(result.code).toBe(2);
     },
     60_000,
+  );
+});
+
+/** The API group of each resource kubelet-sim's API server serves (its request attributes name no group). */
+const groupOf: Record<string, string> = {
+  nodes: '',
+  pods: '',
+  events: '',
+  resourceslices: 'resource.k8s.io',
+  resourceclaims: 'resource.k8s.io',
+  resourceclaimtemplates: 'resource.k8s.io',
+  deviceclasses: 'resource.k8s.io',
+};
+const asRbac = (a: ApiRequestAttributes) => ({ ...a, apiGroup: groupOf[a.resource] ?? '?' });
+const requestId = (a: ApiRequestAttributes): string =>
+  `${a.verb} ${a.resource}${a.subresource === undefined ? '' : `/${a.subresource}`}`;
+
+describe('RBAC: each driver, run with its DaemonSet’s command line, needs nothing its ClusterRole does not grant', () => {
+  let work: string;
+  beforeAll(() => (work = mkdtempSync(join(tmpdir(), 'kdp-dra-rbac-'))));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it('the RBAC check refuses what the rules leave out: another verb, another resource, a subresource', () => {
+    const rules = find(builds[0]?.objects ?? [], 'ClusterRole', 'kdp-dra-driver')['rules'] as PolicyRule[];
+    const slice = { apiGroup: 'resource.k8s.io', resource: 'resourceslices' };
+    expect(rbacAllows(rules, { ...slice, verb: 'create' })).toBe(true);
+    expect(rbacAllows(rules, { ...slice, verb: 'patch' })).toBe(false);
+    expect(rbacAllows(rules, { ...slice, verb: 'deletecollection' })).toBe(false);
+    expect(rbacAllows(rules, { ...slice, resource: 'deviceclasses', verb: 'get' })).toBe(false);
+    expect(
+      rbacAllows(rules, { ...slice, resource: 'resourceclaims', subresource: 'status', verb: 'update' }),
+    ).toBe(false);
+    expect(rbacAllows(rules, { apiGroup: '', resource: 'nodes', verb: 'list' })).toBe(false);
+  });
+
+  // kubelet-sim's API server authorizes the driver's token by the rendered ClusterRole, its DRA conformance suite
+  // plays the kubelet (registration, publication, prepare, unprepare); the driver is the bundled binary.
+  it.each(draVariants.map((variant) => [variant.dir, variant] as const))(
+    '%s: publishes, prepares and unprepares with every request allowed',
+    async (_dir, variant) => {
+      const { objects } = builds.find((b) => b.variant === variant) as (typeof builds)[number];
+      const rules = find(objects, 'ClusterRole', 'kdp-dra-driver')['rules'] as PolicyRule[];
+      const [driverToken, adminToken] = ['driver-token', 'admin-token'];
+      const allowed = new Set<string>();
+      const denied: string[] = [];
+      const server = await createApiServer({
+        nodes: ['node-a'],
+        authorize: (a) => {
+          if (a.token === adminToken) return true;
+          const ok = a.token === driverToken && rbacAllows(rules, asRbac(a));
+          if (ok) allowed.add(requestId(a));
+          else denied.push(`${requestId(a)} ${a.name ?? ''}`);
+          return ok;
+        },
+      });
+      const root = join(work, variant.plugin.name);
+      mkdirSync(root, { recursive: true });
+      const kubeconfig = join(root, 'kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'sim',
+          contexts: [{ name: 'sim', context: { cluster: 'sim', user: 'driver' } }],
+          clusters: [{ name: 'sim', cluster: { server: server.url } }],
+          users: [{ name: 'driver', user: { token: driverToken } }],
+        }),
+      );
+      const args = [...serveArgs(variant, root), `--kubeconfig=${kubeconfig}`];
+      let stderr = '';
+      let driver: ReturnType<typeof spawn> | undefined;
+      try {
+        const report = await runDraConformance({
+          driver: variant.drivers[0] as string,
+          nodeName: 'node-a',
+          apiServer: { url: server.url, token: adminToken },
+          pluginsRegistryDir: join(root, 'var/lib/kubelet/plugins_registry'),
+          cdiDir: join(root, 'var/run/cdi'),
+          onReady: () => {
+            driver = spawn(process.execPath, args, { env: driverEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+            driver.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          },
+        });
+        const status = (id: string): string | undefined => report.checks.find((c) => c.id === id)?.status;
+        const reached = ['dra-registers', 'publishes-slices', 'prepare', 'unprepare'].map((id) => [
+          id,
+          status(id),
+        ]);
+        if (denied.length > 0 || reached.some(([, s]) => s !== 'pass')) process.stderr.write(stderr);
+        expect(denied).toEqual([]);
+        expect(reached).toEqual(
+          ['dra-registers', 'publishes-slices', 'prepare', 'unprepare'].map((id) => [id, 'pass']),
+        );
+        // What the drivers use of the grant: the slices' informer and writes, the claims' read, the node's read.
+        expect([...allowed].sort()).toEqual(
+          expect.arrayContaining([
+            'create resourceslices',
+            'get nodes',
+            'get resourceclaims',
+            'list resourceslices',
+            'watch resourceslices',
+          ]),
+        );
+      } finally {
+        if (driver !== undefined && driver.exitCode === null) {
+          driver.kill('SIGTERM');
+          await once(driver, 'exit');
+        }
+        await server.close();
+      }
+    },
+    120_000,
   );
 });
