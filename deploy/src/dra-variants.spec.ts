@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import type { PluginDevice } from '@kdp/core';
 import { createSampleNode, type SampleNode } from '@kdp/demo';
 import { toSliceDevice } from '@kdp/dra';
-import { createApiServer, runDraConformance, type ApiRequestAttributes } from '@kdp/kubelet-sim';
+import {
+  createApiServer,
+  createKubeletSim,
+  runDraConformance,
+  type ApiRequestAttributes,
+} from '@kdp/kubelet-sim';
 import { bundleEntry, type EntryBundle } from '@kdp/kubelet-sim/testing';
 import { celAttributeRefs, celDrivers, celUnrecognised, type CelAttributeRef } from './cel-attribute-refs';
 import { checkDeviceClass } from './check-device-class';
@@ -629,6 +634,21 @@ describe("the plugin binaries accept the DaemonSets' command lines", () => {
   );
 });
 
+/** Writes `<dir>/kubeconfig` reaching the API server at `url` with `token` (none: anonymous); returns its path. */
+function writeKubeconfig(dir: string, url: string, token?: string): string {
+  const file = join(dir, 'kubeconfig');
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'sim',
+    contexts: [{ name: 'sim', context: { cluster: 'sim', user: 'driver' } }],
+    clusters: [{ name: 'sim', cluster: { server: url } }],
+    users: [{ name: 'driver', user: token === undefined ? {} : { token } }],
+  };
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
 /** The API group of each resource kubelet-sim's API server serves (its request attributes name no group). */
 const groupOf: Record<string, string> = {
   nodes: '',
@@ -683,19 +703,10 @@ describe('RBAC: each driver, run with its DaemonSet’s command line, needs noth
       });
       const root = join(work, variant.plugin.name);
       mkdirSync(root, { recursive: true });
-      const kubeconfig = join(root, 'kubeconfig');
-      writeFileSync(
-        kubeconfig,
-        JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'Config',
-          'current-context': 'sim',
-          contexts: [{ name: 'sim', context: { cluster: 'sim', user: 'driver' } }],
-          clusters: [{ name: 'sim', cluster: { server: server.url } }],
-          users: [{ name: 'driver', user: { token: driverToken } }],
-        }),
-      );
-      const args = [...serveArgs(variant, root), `--kubeconfig=${kubeconfig}`];
+      const args = [
+        ...serveArgs(variant, root),
+        `--kubeconfig=${writeKubeconfig(root, server.url, driverToken)}`,
+      ];
       let stderr = '';
       let driver: ReturnType<typeof spawn> | undefined;
       try {
@@ -739,5 +750,104 @@ describe('RBAC: each driver, run with its DaemonSet’s command line, needs noth
       }
     },
     120_000,
+  );
+});
+
+/** Resolves once `condition` holds, checking every 50 ms; rejects with `what` after `timeoutMs`. */
+async function until(what: string, condition: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('rolling update with maxSurge 1: the new pod runs beside the old one, which leaves without its slices', () => {
+  let work: string;
+  beforeAll(() => (work = mkdtempSync(join(tmpdir(), 'kdp-dra-surge-'))));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  // Two instances of the DaemonSet's command line on one node (each pod its own POD_UID; their metrics ports
+  // differ here as pods' network namespaces make them differ there), kubelet-sim as the node's kubelet.
+  it.each(draVariants.filter((v) => !v.hostNetwork).map((variant) => [variant.dir, variant] as const))(
+    '%s: both register, the old one exits 0 on SIGTERM, the new one keeps the node’s devices published',
+    async (_dir, variant) => {
+      const driver = variant.drivers[0] as string;
+      const root = join(work, variant.plugin.name);
+      mkdirSync(join(root, 'kubelet'), { recursive: true });
+      const server = await createApiServer({ nodes: ['node-a'] });
+      const args = serveArgs(variant, root).map((arg) =>
+        arg.startsWith('--metrics-address=') ? '--metrics-address=127.0.0.1:0' : arg,
+      );
+      const sim = await createKubeletSim({
+        dir: join(root, 'kubelet'),
+        dra: {
+          pluginsRegistryDir: join(root, 'var/lib/kubelet/plugins_registry'),
+          apiServer: { url: server.url },
+          nodeName: 'node-a',
+        },
+      });
+      const pods: ReturnType<typeof spawn>[] = [];
+      let stderr = '';
+      const start = (uid: string): ReturnType<typeof spawn> => {
+        const pod = spawn(process.execPath, [...args, `--kubeconfig=${writeKubeconfig(root, server.url)}`], {
+          env: { ...driverEnv, POD_UID: uid },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        });
+        pod.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        pods.push(pod);
+        return pod;
+      };
+      const connected = (): string[] =>
+        (sim.draState().drivers.find((d) => d.driver === driver)?.endpoints ?? [])
+          .filter((endpoint) => endpoint.connected)
+          .map((endpoint) => endpoint.endpoint);
+      const devices = (): string[] =>
+        server.store
+          .list('resourceslices')
+          .items.flatMap((slice) => {
+            const spec = (slice as Mapping)['spec'];
+            return spec['driver'] === driver
+              ? (spec['devices'] as Mapping[]).map((d) => d['name'] as string)
+              : [];
+          })
+          .sort();
+      const [oldUid, newUid] = [
+        '0a0a0a0a-1111-4111-8111-000000000001',
+        '0b0b0b0b-2222-4222-8222-000000000002',
+      ];
+      try {
+        const old = start(oldUid);
+        await until('the old pod’s registration', () => connected().length === 1);
+        await until('the old pod’s slices', () => devices().length > 0);
+        const published = devices();
+        const [oldEndpoint] = connected();
+        start(newUid);
+        await until('both pods registered', () => connected().length === 2);
+        // Each pod its own endpoint (POD_UID-named sockets, hashed when the path is long).
+        const newEndpoint = connected().find((endpoint) => endpoint !== oldEndpoint);
+        expect(newEndpoint).toBeDefined();
+        old.kill('SIGTERM');
+        const [code] = (await once(old, 'exit')) as [number | null];
+        expect(code).toBe(0);
+        await until('the new pod alone', () => connected().length === 1);
+        expect(connected()).toEqual([newEndpoint]);
+        expect(devices()).toEqual(published);
+        expect(pods[1]?.exitCode).toBeNull();
+      } catch (error) {
+        process.stderr.write(stderr);
+        throw error;
+      } finally {
+        for (const pod of pods) {
+          if (pod.exitCode === null && pod.signalCode === null) {
+            pod.kill('SIGTERM');
+            await once(pod, 'exit');
+          }
+        }
+        await sim.close();
+        await server.close();
+      }
+    },
+    90_000,
   );
 });
