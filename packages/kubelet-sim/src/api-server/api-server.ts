@@ -1,4 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@kdp/base';
 import { ApiError, internalError, notFound, unauthorized } from './api-errors';
@@ -8,6 +15,7 @@ import { createObjectStore, type ObjectStore } from './object-store';
 import type { ApiRequestAttributes } from './request-verb';
 import { createResourceHandler } from './resource-handler';
 import { resolveResourceTarget } from './resource-target';
+import { createSelfSignedCert } from './self-signed-cert';
 import { createWatchHandler } from './watch-handler';
 
 export type { ApiRequestAttributes } from './request-verb';
@@ -24,12 +32,19 @@ export interface ApiServerOptions {
   readonly clock?: Clock;
   /** Nodes created at start (names). */
   readonly nodes?: readonly string[];
+  /**
+   * Serve HTTPS with a self-signed certificate generated at start for `127.0.0.1` and `localhost` (its PEM is
+   * {@link ApiServer.caData}); default plain HTTP.
+   */
+  readonly tls?: boolean;
 }
 
 /** A running API server. */
 export interface ApiServer {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://…` with `tls`. */
   readonly url: string;
+  /** With `tls`: the PEM of the serving certificate, which is its own CA (kubeconfig `certificate-authority-data`). */
+  readonly caData?: string;
   /** The storage behind it, for tests: the same semantics as HTTP, without auth. */
   readonly store: ObjectStore;
   /** Every request served, in order (`METHOD path?query`), for tests. */
@@ -39,7 +54,7 @@ export interface ApiServer {
 }
 
 /**
- * Starts a small kube-apiserver on 127.0.0.1 (plain HTTP, no TLS) serving discovery, `resource.k8s.io/v1`
+ * Starts a small kube-apiserver on 127.0.0.1 (plain HTTP, or HTTPS with `tls`) serving discovery, `resource.k8s.io/v1`
  * ResourceSlices, ResourceClaims (with `status`) and DeviceClasses, and core v1 Nodes, with resourceVersion,
  * 404/409/422 `Status` bodies, field and label selectors, watch streams and deletecollection.
  */
@@ -67,21 +82,30 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
     await handleResource({ request, response, target, query: url.searchParams, token });
   };
 
-  const server = createServer((request, response) => {
+  const listener: RequestListener = (request, response) => {
     handle(request, response).catch((err: unknown) => {
       const apiError =
         err instanceof ApiError ? err : internalError(err instanceof Error ? err.message : String(err));
       if (response.headersSent) response.end();
       else sendJson(response, apiError.code, apiError.status);
     });
-  });
+  };
+  const cert =
+    options.tls === true
+      ? createSelfSignedCert(options.clock === undefined ? {} : { clock: options.clock })
+      : undefined;
+  const server: Server =
+    cert === undefined
+      ? createServer(listener)
+      : createHttpsServer({ key: cert.keyPem, cert: cert.certPem }, listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
+    ...(cert === undefined ? {} : { caData: cert.certPem }),
     store,
     requests,
     close: async () => {
