@@ -15,10 +15,13 @@ import { createObjectStore, type ObjectStore } from './object-store';
 import type { ApiRequestAttributes } from './request-verb';
 import { createResourceHandler } from './resource-handler';
 import { resolveResourceTarget } from './resource-target';
+import { resourceApiVersions, type ResourceApiVersion } from './resource-version-conversion';
+import { openApiDocument } from './openapi';
 import { createSelfSignedCert } from './self-signed-cert';
 import { createWatchHandler } from './watch-handler';
 
 export type { ApiRequestAttributes } from './request-verb';
+export type { ResourceApiVersion } from './resource-version-conversion';
 
 /** Options of {@link createApiServer}. */
 export interface ApiServerOptions {
@@ -37,6 +40,16 @@ export interface ApiServerOptions {
    * {@link ApiServer.caData}); default plain HTTP.
    */
   readonly tls?: boolean;
+  /**
+   * The resource.k8s.io versions served (default `['v1']`); storage stays v1 and objects are converted at the
+   * HTTP boundary. A version not listed is absent from discovery and its paths are 404.
+   */
+  readonly resourceApiVersions?: readonly ResourceApiVersion[];
+  /**
+   * Compiles a CEL expression and returns the compiler's message when it does not compile. When set, a
+   * DeviceClass or claim (template) selector whose expression fails is a 422 Invalid at its field.
+   */
+  readonly validateCel?: (expression: string) => string | undefined;
 }
 
 /** A running API server. */
@@ -59,11 +72,21 @@ export interface ApiServer {
  * 404/409/422 `Status` bodies, field and label selectors, watch streams and deletecollection.
  */
 export async function createApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
-  const store = createObjectStore(options.clock === undefined ? {} : { clock: options.clock });
+  const store = createObjectStore({
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.validateCel === undefined ? {} : { validateCel: options.validateCel }),
+  });
+  const served = resourceApiVersions.filter((v) => (options.resourceApiVersions ?? ['v1']).includes(v));
+  if (served.length === 0) throw new Error('resourceApiVersions: at least one of v1, v1beta2, v1beta1');
   for (const name of options.nodes ?? []) store.create('nodes', { metadata: { name } });
   const requests: string[] = [];
   const watches = createWatchHandler({ store });
-  const handleResource = createResourceHandler({ store, watches, authorize: options.authorize });
+  const handleResource = createResourceHandler({
+    store,
+    watches,
+    authorize: options.authorize,
+    clock: options.clock,
+  });
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -72,12 +95,18 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
     const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
     if (options.token !== undefined && token !== options.token) throw unauthorized();
     const path = url.pathname.replace(/\/+$/, '');
-    const discovery = request.method === 'GET' ? discoveryDocument(path, url.host) : undefined;
+    const discovery =
+      request.method === 'GET'
+        ? (discoveryDocument(path, url.host, served) ?? openApiDocument(path, { resourceVersions: served }))
+        : undefined;
     if (discovery !== undefined) {
       sendJson(response, 200, discovery);
       return;
     }
-    const target = resolveResourceTarget(path.split('/').filter((s) => s !== ''));
+    const target = resolveResourceTarget(
+      path.split('/').filter((s) => s !== ''),
+      served,
+    );
     if (target === undefined) throw notFound('', '', path);
     await handleResource({ request, response, target, query: url.searchParams, token });
   };

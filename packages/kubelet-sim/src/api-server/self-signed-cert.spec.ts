@@ -1,10 +1,11 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { createFakeClock } from '../testing/fake-clock';
 import { derOid, derTime, derUnsignedInteger } from './der';
 import { createSelfSignedCert } from './self-signed-cert';
 
 describe('createSelfSignedCert', () => {
   it('makes a CA certificate for 127.0.0.1 and localhost that verifies with its own key', () => {
-    const { certPem, keyPem } = createSelfSignedCert({ clock: { now: () => Date.UTC(2026, 0, 2) } });
+    const { certPem, keyPem } = createSelfSignedCert({ clock: createFakeClock(Date.UTC(2026, 0, 2)) });
     const cert = new X509Certificate(certPem);
     expect(cert.ca).toBe(true);
     expect(cert.subjectAltName).toBe('DNS:localhost, IP Address:127.0.0.1');
