@@ -5,9 +5,9 @@ export interface KubeconfigOptions {
   /** The API server's URL (`https://127.0.0.1:<port>`). */
   readonly server: string;
   /** The bearer token, when the server wants one. */
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** The PEM of the CA that signed the serving certificate (`certificate-authority-data`). */
-  readonly caData?: string;
+  readonly caData?: string | undefined;
   /** The cluster, user and context name; default `kubelet-sim`. */
   readonly context?: string;
 }
