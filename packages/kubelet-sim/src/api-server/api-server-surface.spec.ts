@@ -1,30 +1,9 @@
+import { createApiCall } from './api-call.fixture';
 import { createApiServer, type ApiServer } from './api-server';
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
 
 describe('the API server surface kubectl uses', () => {
   let server: ApiServer;
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<Reply> => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  };
+  const call = createApiCall(() => server.url);
   const pods = '/api/v1/namespaces/default/pods';
   const pod = {
     apiVersion: 'v1',

@@ -77,28 +77,29 @@ function convertShape(resource: string, object: Json, toV1beta1: boolean): void 
   }
 }
 
-/** A stored (v1) object of `resource` as `version` shows it, `apiVersion` included. */
-export function fromStorageVersion(
+function convert(
   resource: string,
   object: KubeObject,
   version: ResourceApiVersion,
+  toStorage: boolean,
 ): KubeObject {
   if (version === 'v1') return object;
   const out = structuredClone(object);
-  out.apiVersion = `resource.k8s.io/${version}`;
-  if (version === 'v1beta1') convertShape(resource, out, true);
+  out.apiVersion = `resource.k8s.io/${toStorage ? 'v1' : version}`;
+  if (version === 'v1beta1') convertShape(resource, out, !toStorage);
   return out;
 }
 
-/** An object of `resource` sent in `version`, as stored (v1). */
-export function toStorageVersion(
+/** A stored (v1) object of `resource` as `version` shows it, `apiVersion` included. */
+export const fromStorageVersion = (
   resource: string,
   object: KubeObject,
   version: ResourceApiVersion,
-): KubeObject {
-  if (version === 'v1') return object;
-  const out = structuredClone(object);
-  out.apiVersion = 'resource.k8s.io/v1';
-  if (version === 'v1beta1') convertShape(resource, out, false);
-  return out;
-}
+): KubeObject => convert(resource, object, version, false);
+
+/** An object of `resource` sent in `version`, as stored (v1). */
+export const toStorageVersion = (
+  resource: string,
+  object: KubeObject,
+  version: ResourceApiVersion,
+): KubeObject => convert(resource, object, version, true);
