@@ -107,16 +107,17 @@ const kinds: ReadonlyArray<readonly [string, string, string, RegExp]> = [
 describe('kubectl v1.35 against the HTTPS API server', () => {
   let server: ApiServer;
   let dir: string;
+  // HOME in the temporary directory: kubectl's discovery cache stays out of the user's ~/.kube.
+  const kubectlEnv = (): NodeJS.ProcessEnv => ({
+    ...process.env,
+    HOME: dir,
+    KUBECONFIG: join(dir, 'kubeconfig'),
+  });
   const kubectl = (...args: string[]): Promise<Result> =>
     new Promise((resolve) => {
-      execFile(
-        kubectlPath(),
-        args,
-        { env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') } },
-        (err, stdout, stderr) => {
-          resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
-        },
-      );
+      execFile(kubectlPath(), args, { env: kubectlEnv() }, (err, stdout, stderr) => {
+        resolve({ code: err === null ? 0 : typeof err.code === 'number' ? err.code : 1, stdout, stderr });
+      });
     });
   const ok = async (...args: string[]): Promise<string> => {
     const result = await kubectl(...args);
@@ -211,7 +212,7 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
     );
 
     const watch = spawn(kubectlPath(), ['get', 'pods', '-w'], {
-      env: { ...process.env, KUBECONFIG: join(dir, 'kubeconfig') },
+      env: kubectlEnv(),
     });
     let seen = '';
     const waitFor = (pattern: RegExp): Promise<void> =>

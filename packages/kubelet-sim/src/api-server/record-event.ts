@@ -14,7 +14,9 @@ export interface EventRecord {
   };
   /** A short CamelCase reason (`FailedScheduling`, `Scheduled`). */
   readonly reason: string;
+  /** A human-readable sentence; an Event with the same one (and the same rest) is counted, not repeated. */
   readonly message: string;
+  /** `Warning` for what needs attention, `Normal` otherwise. */
   readonly type: 'Normal' | 'Warning';
   /** Who reports it: `component` (`default-scheduler`, `kubelet`) and `host` (a node name). */
   readonly source?: { readonly component?: string; readonly host?: string };
