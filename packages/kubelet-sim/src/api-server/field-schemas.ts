@@ -20,12 +20,16 @@ const objectMeta: FieldShape = {
 
 const selectors: FieldShape = [{ cel: fields('expression') }];
 const toleration: FieldShape = fields('effect key operator tolerationSeconds value');
-const requestBase: Record<string, FieldShape> = {
+/** An `exactly` request's fields. */
+const exactRequest: Record<string, FieldShape> = {
   ...fields('deviceClassName allocationMode count adminAccess'),
   selectors,
   tolerations: [toleration],
   capacity: fields('requests'),
 };
+/** A subrequest (`firstAvailable[]`): a name, and an exact request's fields but `adminAccess`. */
+const { adminAccess: _noAdminAccess, ...subrequestFields } = exactRequest;
+const subrequest: Record<string, FieldShape> = { name: 'any', ...subrequestFields };
 const opaque: Record<string, FieldShape> = { opaque: fields('driver parameters') };
 
 /** A resource.k8s.io/v1 `ResourceClaimSpec`. */
@@ -34,8 +38,8 @@ const claimSpec: FieldShape = {
     requests: [
       {
         name: 'any',
-        exactly: requestBase,
-        firstAvailable: [{ name: 'any', ...requestBase }],
+        exactly: exactRequest,
+        firstAvailable: [subrequest],
       },
     ],
     constraints: [fields('requests matchAttribute distinctAttribute')],
