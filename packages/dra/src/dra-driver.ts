@@ -19,7 +19,7 @@ export interface PrepareInput {
 
 /** One device the driver prepared. */
 export interface PreparedDevice {
-  /** The claim requests it serves (empty: all). */
+  /** The claim requests it serves (empty: all); a prioritized-list `main/sub` is answered as `main`. */
   readonly requestNames: readonly string[];
   readonly poolName: string;
   readonly deviceName: string;

@@ -259,6 +259,24 @@ describe('createDraPlugin', () => {
     expect(events).toContainEqual(expect.objectContaining({ type: 'prepared', claims: 7 }));
   });
 
+  it('answers a prioritized-list result (`main/sub`) under the base request name the container names', async () => {
+    reader.store.set(
+      'default/a',
+      allocatedClaim('a', 'uid-a', [
+        { device: 'gpu-0', request: 'main/big' },
+        { device: 'gpu-1', request: 'main/big' },
+        { device: 'gpu-2', request: 'other' },
+      ]),
+    );
+    await start();
+    const response = await prepare([ref('a', 'uid-a')]);
+    expect(response.claims['uid-a']?.devices.map((d) => [d.deviceName, d.requestNames])).toEqual([
+      ['gpu-0', ['main']],
+      ['gpu-1', ['main']],
+      ['gpu-2', ['other']],
+    ]);
+  });
+
   it('prepares idempotently: the same devices again, from its own state, on v1 and v1beta1', async () => {
     reader.store.set('default/a', allocatedClaim('a', 'uid-a', [{ device: 'gpu-0' }]));
     await start();

@@ -3,6 +3,7 @@ import type { ClaimRef } from './check-allocation';
 import type { PreparedClaimRecord, PreparedDeviceRecord } from './checkpoint';
 import type { PrepareOutput } from './dra-driver';
 import type { DeviceRequestAllocationResult } from './resource-claim';
+import { baseRequestName } from './base-request-name';
 
 /**
  * The completed record of a claim from what the driver prepared: each device's CDI IDs (its own edits as a CDI
@@ -38,7 +39,8 @@ export function buildPreparedRecord(
     }
     if (claimWide !== undefined) ids.push(claimWide);
     return {
-      requestNames: [...device.requestNames],
+      // The kubelet matches a container's request exactly: `main`, never the result's `main/sub`.
+      requestNames: [...new Set(device.requestNames.map(baseRequestName))],
       poolName: device.poolName,
       deviceName: device.deviceName,
       cdiDeviceIds: ids,
