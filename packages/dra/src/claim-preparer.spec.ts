@@ -27,6 +27,7 @@ describe('createClaimPreparer', () => {
   }
 
   const plain: DraDriver = {
+    decodeConfig: (parameters) => parameters,
     prepare: async ({ results }) => ({
       devices: results.map((r) => ({ requestNames: [], poolName: r.pool, deviceName: r.device })),
     }),
@@ -59,6 +60,7 @@ describe('createClaimPreparer', () => {
   it('keeps going after a rejected call: a failure does not poison the queue', async () => {
     let fail = true;
     const { preparer } = setup({
+      decodeConfig: (parameters) => parameters,
       prepare: async (input) => {
         if (fail) throw new Error('boom');
         return plain.prepare(input);

@@ -1,11 +1,8 @@
 import type { CdiContainerEdits } from '@kdp/core';
 import type { ClaimRef } from './check-allocation';
 import type { PreparedClaimRecord, PreparedDeviceRecord } from './checkpoint';
-import type {
-  DeviceAllocationConfiguration,
-  DeviceRequestAllocationResult,
-  ResourceClaim,
-} from './resource-claim';
+import type { DriverConfig } from './claim-config';
+import type { DeviceRequestAllocationResult, ResourceClaim } from './resource-claim';
 
 /** What the library hands the driver's prepare callback for one claim. */
 export interface PrepareInput {
@@ -13,8 +10,8 @@ export interface PrepareInput {
   readonly claim: ResourceClaim;
   /** This driver's allocation results. */
   readonly results: readonly DeviceRequestAllocationResult[];
-  /** This driver's opaque configs, in claim order (class configs first; later entries win). */
-  readonly config: readonly DeviceAllocationConfiguration[];
+  /** This driver's opaque configs as `decodeConfig` made them, in claim order (class configs first; later win). */
+  readonly config: readonly DriverConfig[];
 }
 
 /** One device the driver prepared. */
@@ -49,6 +46,12 @@ export interface UnprepareInput {
 
 /** The device-specific work of a DRA driver; everything else (checks, CDI, checkpoint) is the library's. */
 export interface DraDriver {
+  /**
+   * Decodes the `opaque.parameters` of a configuration entry for this driver; throw to fail the claim (the
+   * message is prefixed with the entry's field). Without it the driver takes no configuration: any opaque entry
+   * for it fails the claim.
+   */
+  decodeConfig?(parameters: unknown): unknown;
   /** Prepares one claim's devices; throw to fail that claim (the message reaches the pod's events). */
   prepare(input: PrepareInput): Promise<PrepareOutput>;
   /** Undoes a prepare; optional. Throw to fail the unprepare (the kubelet retries). */

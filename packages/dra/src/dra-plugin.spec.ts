@@ -23,6 +23,11 @@ function createTestDriver(): DraDriver & { prepares: PrepareInput[]; unprepares:
   return {
     prepares,
     unprepares,
+    decodeConfig(parameters) {
+      if (typeof (parameters as { mode?: unknown } | null)?.mode !== 'string')
+        throw new Error('mode must be a string');
+      return parameters;
+    },
     async prepare(input) {
       prepares.push(input);
       if (input.claim.metadata.name === 'driver-fails') throw new Error('the GPU is on fire');
@@ -245,7 +250,7 @@ describe('createDraPlugin', () => {
     // The driver saw only the good claims, with this driver's config only, class config first.
     expect(driver.prepares.map((p) => p.claim.metadata.name)).toEqual(['a', 'b']);
     expect(driver.prepares[0]?.config).toEqual([
-      { source: 'FromClass', opaque: { driver: DRIVER, parameters: { mode: 'class' } } },
+      { source: 'FromClass', requests: [], parameters: { mode: 'class' } },
     ]);
     // One CDI spec per prepared claim, holding its devices and the claim-wide edits.
     expect(cdiFiles().sort()).toEqual([`kdp-${DRIVER}-claim_uid-a.json`, `kdp-${DRIVER}-claim_uid-b.json`]);

@@ -87,7 +87,13 @@ async function checkOne(context: ClaimBatchContext, ref: ClaimRef): Promise<Clai
     return { devices: existing.devices };
   }
   const claim = await context.claims.get(ref.namespace, ref.name);
-  const { results, config } = checkAllocation(claim, ref, context.driverName, context.node);
+  const { results, config } = checkAllocation(
+    claim,
+    ref,
+    context.driverName,
+    context.node,
+    context.driver.decodeConfig?.bind(context.driver),
+  );
   const clash = findDeviceConflict(state, ref.uid, results);
   if (clash !== undefined) throw new Error(clash);
   state.set(ref.uid, { ...ref, state: 'PrepareStarted', results, devices: [] });
