@@ -20,7 +20,12 @@ export interface PreparedDevice {
   readonly requestNames: readonly string[];
   readonly poolName: string;
   readonly deviceName: string;
-  /** Container edits for this device: the library puts them into the claim's CDI spec and adds that CDI ID. */
+  /**
+   * Everything a container needs for this device (device nodes, mounts, its own environment): the library puts
+   * them into the claim's CDI spec as the device `<claimUID>-<device>` and answers its CDI ID first. A container
+   * naming one request gets only its devices, so nothing is shared across a claim's devices; environment of
+   * several devices must compose (distinct names, or the same value).
+   */
   readonly containerEdits?: CdiContainerEdits | undefined;
   /** Further fully qualified CDI IDs the driver owns (e.g. from a static spec). */
   readonly cdiDeviceIds?: readonly string[] | undefined;
@@ -31,8 +36,6 @@ export interface PreparedDevice {
 /** What the driver's prepare callback returns for one claim. */
 export interface PrepareOutput {
   readonly devices: readonly PreparedDevice[];
-  /** Edits for every container that gets any device of the claim (a CDI device of its own, on every device). */
-  readonly containerEdits?: CdiContainerEdits | undefined;
 }
 
 /** What the driver's unprepare callback gets: the claim as checkpointed (it may be gone from the API server). */
