@@ -9,6 +9,7 @@ import {
   type ServeModeContext,
 } from '@kdp/core/plugin';
 import { createPluginDriver, type PluginDriver, type DraServeModeEvent } from './plugin-driver';
+import { createDraMetrics } from './dra-metrics';
 import { loadKubeAccess } from './load-kube-access';
 import { DRA_PLUGINS_DIR } from './socket-names';
 
@@ -87,6 +88,11 @@ async function createBackend(
       throw new UsageError(messageOf(error));
     }
   }
+  const metrics = createDraMetrics({ registry: context.metrics.registry, clock: context.clock });
+  const onEvent = (event: DraServeModeEvent): void => {
+    metrics.record(event);
+    options.onEvent?.(event);
+  };
   const drivers = new Map<AnyPluginDefinition, PluginDriver>();
   for (const definition of context.plugins) {
     drivers.set(
@@ -102,7 +108,8 @@ async function createBackend(
         podUid: context.env['POD_UID'] || undefined,
         sliceDebounceMs: options.sliceDebounceMs,
         healthCheckTimeoutSeconds: options.healthCheckTimeoutSeconds,
-        onEvent: options.onEvent,
+        onEvent,
+        metrics,
         clock: context.clock,
         logger: context.loggerOf(definition),
         signal: context.signal,

@@ -32,7 +32,7 @@ export function createDraService(options: DraServiceOptions): draV1.DRAPluginSer
         const claims = claimRefs(call.request?.claims);
         const outcomes = await measured(
           () => preparer.prepare(claims),
-          (error) => report('prepared', claims.length, [error], clock.now() - started),
+          (error) => report('prepared', claims.length, everyClaim(claims, error), clock.now() - started),
         );
         const response: draV1.NodePrepareResourcesResponse = { claims: {} };
         const errors: string[] = [];
@@ -58,7 +58,7 @@ export function createDraService(options: DraServiceOptions): draV1.DRAPluginSer
         const claims = claimRefs(call.request?.claims);
         const outcomes = await measured(
           () => preparer.unprepare(claims),
-          (error) => report('unprepared', claims.length, [error], clock.now() - started),
+          (error) => report('unprepared', claims.length, everyClaim(claims, error), clock.now() - started),
         );
         const response: draV1.NodeUnprepareResourcesResponse = { claims: {} };
         for (const [uid, error] of outcomes) response.claims[uid] = { error };
@@ -76,6 +76,11 @@ export function createDraService(options: DraServiceOptions): draV1.DRAPluginSer
 /** The claims of a request, each field a string ('' when missing; the preparer answers that claim's error). */
 function claimRefs(claims: readonly Partial<ClaimRef>[] | undefined): ClaimRef[] {
   return (claims ?? []).map((c) => ({ namespace: c.namespace ?? '', name: c.name ?? '', uid: c.uid ?? '' }));
+}
+
+/** The errors of a call that failed as a whole: every claim's (one when it had none). */
+function everyClaim(claims: readonly ClaimRef[], error: string): string[] {
+  return claims.length === 0 ? [error] : claims.map(() => error);
 }
 
 /** Runs a call of the preparer; a failure of the whole call is reported before it is answered INTERNAL. */

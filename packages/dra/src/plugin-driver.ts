@@ -4,6 +4,8 @@ import type { ResourceHost } from '@kdp/core/plugin';
 import { createKubeClaimReader } from './claim-reader';
 import { createDraPlugin, type DraPlugin, type DraPluginEvent } from './dra-plugin';
 import { createDriverPools } from './driver-pools';
+import type { DraMetrics } from './dra-metrics';
+import type { SliceDevice } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
@@ -45,6 +47,8 @@ export interface PluginDriverOptions {
   readonly logger: Logger;
   /** Aborts when the process shuts down. */
   readonly signal: AbortSignal;
+  /** Told of every change of a pool's published devices (the publication latency starts there). */
+  readonly metrics?: Pick<DraMetrics, 'poolChanged'> | undefined;
 }
 
 /**
@@ -56,8 +60,22 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
   let publisher: SlicePublisher | undefined;
   let plugin: DraPlugin | undefined;
   let started = false;
+  /** Per pool, its devices as last handed to the publisher. */
+  const handed = new Map<string, string>();
+  /** The pools to publish now; a pool whose devices changed since the last hand-over is told to the metrics. */
+  const model = (): Map<string, readonly SliceDevice[]> => {
+    const current = pools.slices();
+    for (const [pool, devices] of current) {
+      const content = JSON.stringify(devices);
+      if (handed.get(pool) === content) continue;
+      handed.set(pool, content);
+      options.metrics?.poolChanged(name, pool, devices.length);
+    }
+    for (const pool of [...handed.keys()]) if (!current.has(pool)) handed.delete(pool);
+    return current;
+  };
   const pools = createDriverPools({ name, nodeName, clock: options.clock, logger }, () => {
-    if (started) publisher?.update(pools.slices());
+    if (started) publisher?.update(model());
   });
   const emit = options.onEvent ?? (() => undefined);
   return {
@@ -68,7 +86,7 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         access,
         driverName: name,
         nodeName,
-        pools: pools.slices(),
+        pools: model(),
         clock: options.clock,
         ...(options.sliceDebounceMs !== undefined ? { debounceMs: options.sliceDebounceMs } : {}),
         onEvent: (event) => {
