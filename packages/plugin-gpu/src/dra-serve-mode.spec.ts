@@ -157,7 +157,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,
-      flags: common,
+      flags: [...common, '--metrics-address', '127.0.0.1:0'],
       procRoot: fixture.procRoot,
       mode: { onEvent: (e) => events.emit('event', e) },
     });
@@ -293,5 +293,20 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === 'pod-kept', 30_000);
     await sim.deletePod('pod-kept');
     await unprepared;
+  });
+
+  it('exports the DRA metrics on /metrics: prepare and unprepare calls, publication, slices and devices', async () => {
+    const serving = await node?.run()?.waitForLog((line) => typeof line['url'] === 'string', 10_000);
+    const text = await (await fetch(`${String(serving?.['url'])}/metrics`)).text();
+    const driver = `driver="${DRIVER}"`;
+    expect(text).toMatch(new RegExp(`^kdp_dra_prepare_calls_total\\{${driver},outcome="ok"\\} [1-9]`, 'm'));
+    expect(text).toMatch(
+      new RegExp(`^kdp_dra_prepare_calls_total\\{${driver},outcome="error"\\} [1-9]`, 'm'),
+    );
+    expect(text).toMatch(new RegExp(`^kdp_dra_unprepare_calls_total\\{${driver},outcome="ok"\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^kdp_dra_prepare_duration_seconds_count\\{${driver}\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^kdp_dra_publish_duration_seconds_count\\{${driver}\\} [1-9]`, 'm'));
+    expect(text).toContain(`kdp_dra_resource_slices{${driver},pool="${POOL}"} 1`);
+    expect(text).toContain(`kdp_dra_published_devices{${driver},pool="${POOL}"} 5`);
   });
 });
