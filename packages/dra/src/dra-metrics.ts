@@ -35,49 +35,31 @@ export interface DraMetricsOptions {
 export function createDraMetrics(options: DraMetricsOptions): DraMetrics {
   const { clock } = options;
   const registers = [options.registry];
-  const calls = {
-    prepared: new Counter({
-      name: 'kdp_dra_prepare_calls_total',
-      help: 'NodePrepareResources calls, by outcome (error: the call or one of its claims failed).',
+  /** The metrics of one kind of call (`prepare` → NodePrepareResources). */
+  const callMetrics = (verb: 'prepare' | 'unprepare', rpc: string) => ({
+    calls: new Counter({
+      name: `kdp_dra_${verb}_calls_total`,
+      help: `${rpc} calls, by outcome (error: the call or one of its claims failed).`,
       labelNames: ['driver', 'outcome'] as const,
       registers,
     }),
-    unprepared: new Counter({
-      name: 'kdp_dra_unprepare_calls_total',
-      help: 'NodeUnprepareResources calls, by outcome (error: the call or one of its claims failed).',
+    claims: new Counter({
+      name: `kdp_dra_${verb}_claims_total`,
+      help: `Claims of ${rpc} calls, by outcome.`,
       labelNames: ['driver', 'outcome'] as const,
       registers,
     }),
-  };
-  const claims = {
-    prepared: new Counter({
-      name: 'kdp_dra_prepare_claims_total',
-      help: 'Claims of NodePrepareResources calls, by outcome.',
-      labelNames: ['driver', 'outcome'] as const,
-      registers,
-    }),
-    unprepared: new Counter({
-      name: 'kdp_dra_unprepare_claims_total',
-      help: 'Claims of NodeUnprepareResources calls, by outcome.',
-      labelNames: ['driver', 'outcome'] as const,
-      registers,
-    }),
-  };
-  const durations = {
-    prepared: new Histogram({
-      name: 'kdp_dra_prepare_duration_seconds',
-      help: 'Time to answer a NodePrepareResources call.',
+    duration: new Histogram({
+      name: `kdp_dra_${verb}_duration_seconds`,
+      help: `Time to answer a ${rpc} call.`,
       labelNames: ['driver'] as const,
       buckets: CALL_BUCKETS,
       registers,
     }),
-    unprepared: new Histogram({
-      name: 'kdp_dra_unprepare_duration_seconds',
-      help: 'Time to answer a NodeUnprepareResources call.',
-      labelNames: ['driver'] as const,
-      buckets: CALL_BUCKETS,
-      registers,
-    }),
+  });
+  const byType = {
+    prepared: callMetrics('prepare', 'NodePrepareResources'),
+    unprepared: callMetrics('unprepare', 'NodeUnprepareResources'),
   };
   const publishDuration = new Histogram({
     name: 'kdp_dra_publish_duration_seconds',
@@ -92,18 +74,13 @@ export function createDraMetrics(options: DraMetricsOptions): DraMetrics {
     labelNames: ['driver', 'outcome'] as const,
     registers,
   });
-  const slices = new Gauge({
-    name: 'kdp_dra_resource_slices',
-    help: 'ResourceSlices of a pool as last written.',
-    labelNames: ['driver', 'pool'] as const,
-    registers,
-  });
-  const devices = new Gauge({
-    name: 'kdp_dra_published_devices',
-    help: 'Devices of a pool as last written to its ResourceSlices.',
-    labelNames: ['driver', 'pool'] as const,
-    registers,
-  });
+  const poolGauge = (name: string, help: string) =>
+    new Gauge({ name, help, labelNames: ['driver', 'pool'] as const, registers });
+  const slices = poolGauge('kdp_dra_resource_slices', 'ResourceSlices of a pool as last written.');
+  const devices = poolGauge(
+    'kdp_dra_published_devices',
+    'Devices of a pool as last written to its ResourceSlices.',
+  );
 
   /** Per driver and pool: when its first change not yet written happened, and its device count now. */
   const pools = new Map<string, { since: number | undefined; devices: number }>();
@@ -118,12 +95,12 @@ export function createDraMetrics(options: DraMetricsOptions): DraMetrics {
       const { driver } = event;
       if (event.source === 'plugin') {
         if (event.type !== 'prepared' && event.type !== 'unprepared') return;
+        const { calls, claims, duration } = byType[event.type];
         const failed = event.errors.length;
-        calls[event.type].inc({ driver, outcome: failed > 0 ? 'error' : 'ok' });
-        if (event.claims - failed > 0)
-          claims[event.type].inc({ driver, outcome: 'ok' }, Math.max(0, event.claims - failed));
-        if (failed > 0) claims[event.type].inc({ driver, outcome: 'error' }, failed);
-        durations[event.type].observe({ driver }, event.durationMs / 1000);
+        calls.inc({ driver, outcome: failed > 0 ? 'error' : 'ok' });
+        if (event.claims > failed) claims.inc({ driver, outcome: 'ok' }, event.claims - failed);
+        if (failed > 0) claims.inc({ driver, outcome: 'error' }, failed);
+        duration.observe({ driver }, event.durationMs / 1000);
         return;
       }
       if (event.type === 'removed') {
