@@ -26,7 +26,7 @@ describe('gpuConfigSchema', () => {
       nvidia: {
         deviceListStrategy: ['envvar'],
         passDeviceSpecs: false,
-        migStrategy: 'single',
+        migStrategy: 'none',
         deviceIDStrategy: 'uuid',
       },
       amd: { resourceNamingStrategy: 'single' },

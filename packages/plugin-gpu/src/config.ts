@@ -33,10 +33,10 @@ export const gpuConfigSchema = z.strictObject({
       /** Also pass the device nodes as DeviceSpecs (NVIDIA's PASS_DEVICE_SPECS). */
       passDeviceSpecs: z.boolean().default(false),
       /**
-       * MIG, as NVIDIA's `migStrategy`: `none` advertises MIG-enabled GPUs whole, `single` their MIG devices under
+       * MIG, as NVIDIA's `migStrategy` (and its default): `none` advertises MIG-enabled GPUs whole, `single` their MIG devices under
        * the GPU resource, `mixed` one `nvidia.com/mig-<profile>` resource per MIG profile.
        */
-      migStrategy: z.enum(['none', 'single', 'mixed']).default('single'),
+      migStrategy: z.enum(['none', 'single', 'mixed']).default('none'),
       /**
        * How NVIDIA GPUs are named to the container runtime (NVIDIA_VISIBLE_DEVICES, CDI names), as NVIDIA's
        * `deviceIDStrategy`: `uuid` (GPU-…, MIG-…) or `index` (`0`, `0:1` for MIG); advertised IDs stay UUIDs.

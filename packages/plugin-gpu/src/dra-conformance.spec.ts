@@ -29,7 +29,7 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
   it('passes every check, plugin restart, node reboot and the standard PCI attributes included', async () => {
     // Device nodes in the CDI edits as well as NVIDIA_VISIBLE_DEVICES, so that the CDI checks have a spec.
     const config = join(base, 'gpu.yaml');
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n');
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,

@@ -104,7 +104,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     base = mkdtempSync(join(tmpdir(), 'kdp-gdra-'));
     config = join(base, 'gpu.yaml');
     // Device nodes as well as NVIDIA_VISIBLE_DEVICES, so that nodes, mounts and environment are all compared.
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n');
     const common = [...rootFlags(fixture), '--config', config, '--poll-interval', '1h'];
 
     // The device-plugin mode first: one pod per GPU, each admitted with one device.

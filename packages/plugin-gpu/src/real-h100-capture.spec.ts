@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPluginCommand } from '@kdp/core/testing';
@@ -24,9 +24,13 @@ const isRoot = process.getuid?.() === 0;
 
   it('discover on the replay equals discover on the host (UUID, NUMA node, PCI address, model, minor)', async () => {
     const m = join(replay, 'm');
+    // The host ran with the default of the time, migStrategy single (MIG disabled there: no other difference).
+    const config = join(replay, 'single.yaml');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n');
     const { code, stdout, stderr } = await runPluginCommand(gpuPlugin, [
       'discover',
       ...['--sysfs-root', join(m, 'sys'), '--proc-root', join(m, 'proc'), '--dev-root', join(m, 'dev')],
+      ...['--config', config],
       '--output',
       'json',
     ]);

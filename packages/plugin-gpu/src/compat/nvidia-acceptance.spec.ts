@@ -6,6 +6,7 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
 import { rootFlags } from '../testing/fixture-devices';
+import { buildNvidiaMachine, NVIDIA_UUIDS } from '../testing/machines';
 import { buildNvidiaServer, nvidiaServerUuid } from '../testing/nvidia-server';
 import { nvidiaCompat } from './nvidia';
 
@@ -227,6 +228,38 @@ describe('drop-in for NVIDIA k8s-device-plugin (published examples)', () => {
     } finally {
       expect(await run.stop()).toBe(0);
       await sim.close();
+    }
+  });
+
+  // Neither the static DaemonSet (v0.20: `env: []`, the image's entrypoint) nor the helm chart (migStrategy: null
+  // leaves MIG_STRATEGY out) sets a MIG strategy: NVIDIA's default none advertises a MIG-enabled GPU whole.
+  it('without MIG_STRATEGY (static DaemonSet, helm env): a MIG-enabled GPU is advertised whole by its UUID', async () => {
+    const mig = buildNvidiaMachine();
+    try {
+      const whole = [
+        ...['0000:03:00.0', '0000:04:00.0', '0000:83:00.0', '0000:86:00.0'].map(
+          (a) => NVIDIA_UUIDS[a as keyof typeof NVIDIA_UUIDS],
+        ),
+      ];
+      for (const env of [{}, { MPS_ROOT: '/run/nvidia/mps', NVIDIA_VISIBLE_DEVICES: 'all' }]) {
+        const result = await runPluginCommand(plugin, ['discover', '--output', 'json', ...rootFlags(mig)], {
+          env,
+        });
+        expect(result.code).toBe(0);
+        const doc = JSON.parse(result.stdout) as DiscoverDocument & { config: Record<string, unknown> };
+        expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
+          ['nvidia.com/gpu', whole],
+        ]);
+        expect(doc.config).toMatchObject({ nvidia: { migStrategy: 'none' } });
+      }
+      const single = await runPluginCommand(plugin, ['discover', '--output', 'json', ...rootFlags(mig)], {
+        env: { MIG_STRATEGY: 'single' },
+      });
+      expect(JSON.parse(single.stdout).resources[0].devices.map((d: { id: string }) => d.id)).toContain(
+        `MIG-${NVIDIA_UUIDS['0000:86:00.0']}/1/0`,
+      );
+    } finally {
+      mig.remove();
     }
   });
 });

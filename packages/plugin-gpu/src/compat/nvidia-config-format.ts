@@ -3,6 +3,13 @@ import type { ConfigIssue } from '@kdp/core';
 import { isRefused, type CompatConfigFormat, type CompatOption, type CompatTarget } from '@kdp/core/plugin';
 import { nvidiaOptions as o } from './nvidia-options';
 
+/**
+ * Why `sharing.mps` is refused: NVIDIA's plugin serves MPS only beside its mps-control-daemon DaemonSet, and
+ * before serving checks that daemon by running the driver's `nvidia-cuda-mps-control` against the daemon's pipe.
+ */
+export const MPS_REFUSAL =
+  "not supported: kdp runs no MPS control daemon; NVIDIA's plugin serves MPS only beside its mps-control-daemon DaemonSet (<MPS_ROOT>/<resource>/pipe and shm, mounted into each container with CUDA_MPS_PIPE_DIRECTORY) and checks that daemon before serving by running the driver's nvidia-cuda-mps-control on its pipe, which kdp does not (it runs no NVIDIA binary) and a fixture cannot answer faithfully; share GPUs with sharing.timeSlicing, or keep NVIDIA's plugin on MPS nodes";
+
 type Doc = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Doc =>
@@ -277,8 +284,7 @@ export const nvidiaConfigFormat: CompatConfigFormat = {
               mps: () =>
                 out.errors.push({
                   path: 'sharing.mps',
-                  message:
-                    'not supported: kdp runs no MPS control daemon; share GPUs with sharing.timeSlicing',
+                  message: MPS_REFUSAL,
                 }),
             },
           );

@@ -114,7 +114,7 @@ export const nvidiaOptions = {
   ),
   mpsRoot: compat.accept(
     'value',
-    "accepted: used only by MPS sharing (sharing.mps, refused in the configuration file), as in NVIDIA's plugin",
+    "accepted (NVIDIA's chart always sets it), used only by MPS sharing as in NVIDIA's plugin; sharing.mps itself is refused: NVIDIA's MPS needs its mps-control-daemon DaemonSet, checked by running the driver's nvidia-cuda-mps-control, which kdp does not run",
     (value) => {
       if (value !== '' && !posix.isAbsolute(value))
         throw new Error(`${JSON.stringify(value)} is not an absolute path`);
