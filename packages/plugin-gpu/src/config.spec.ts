@@ -29,6 +29,7 @@ describe('gpuConfigSchema', () => {
         migStrategy: 'none',
         deviceIDStrategy: 'uuid',
       },
+      intel: { monitoring: false, monitoringMode: 'single' },
       amd: { resourceNamingStrategy: 'single' },
       sharing: { replicas: 1, failRequestsGreaterThanOne: false, renameByDefault: false, resources: [] },
       health: { nvml: 'auto', ignoredXids: [13, 31, 43, 45, 68, 109], xidHoldSeconds: 300 },
@@ -41,6 +42,7 @@ describe('gpuConfigSchema', () => {
       'splitByModel: true',
       'modelResourceNames: { "NVIDIA H100 80GB HBM3": nvidia.com/h100 }',
       'nvidia: { deviceListStrategy: [envvar, cdi], passDeviceSpecs: true, migStrategy: mixed, deviceIDStrategy: index }',
+      'intel: { monitoring: true, monitoringMode: split }',
       'amd: { resourceNamingStrategy: mixed }',
       'sharing:',
       '  replicas: 4',
@@ -65,6 +67,7 @@ describe('gpuConfigSchema', () => {
         migStrategy: 'mixed',
         deviceIDStrategy: 'index',
       },
+      intel: { monitoring: true, monitoringMode: 'split' },
       amd: { resourceNamingStrategy: 'mixed' },
       sharing: {
         replicas: 4,

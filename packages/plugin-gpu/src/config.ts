@@ -44,6 +44,20 @@ export const gpuConfigSchema = z.strictObject({
       deviceIDStrategy: z.enum(['uuid', 'index']).default('uuid'),
     })
     .prefault({}),
+  intel: z
+    .strictObject({
+      /**
+       * As Intel's `-enable-monitoring`: one more device, `all`, holding every Intel GPU of the node (its card and
+       * render nodes, and its MEI nodes), for monitoring agents; never shared.
+       */
+      monitoring: z.boolean().default(false),
+      /**
+       * As Intel's `-monitoring-mode`: `single`, one `gpu.intel.com/monitoring` resource; `split`, one per driver
+       * (`gpu.intel.com/i915_monitoring`, `gpu.intel.com/xe_monitoring`).
+       */
+      monitoringMode: z.enum(['single', 'split']).default('single'),
+    })
+    .prefault({}),
   amd: z
     .strictObject({
       /** As ROCm's `resource_naming_strategy`: `single` (`amd.com/gpu`) or `mixed` (one resource per partition type). */
