@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { validateResourceName } from '@kdp/api';
 import { z } from '@kdp/core';
 
@@ -6,6 +7,13 @@ const resourceName = z.string().superRefine((name, ctx) => {
   if (!check.valid)
     ctx.addIssue({ code: 'custom', message: `not a valid extended resource name: ${check.message}` });
 });
+
+/** An absolute, normalised path without NUL. */
+const hostRoot = z
+  .string()
+  .refine((path) => posix.isAbsolute(path) && !path.includes('\0') && posix.normalize(path) === path, {
+    message: 'must be an absolute, normalised path',
+  });
 
 /** Schema of the `--config` file (YAML or JSON); every key optional. */
 export const gpuConfigSchema = z.strictObject({
@@ -42,6 +50,22 @@ export const gpuConfigSchema = z.strictObject({
        * `deviceIDStrategy`: `uuid` (GPU-…, MIG-…) or `index` (`0`, `0:1` for MIG); advertised IDs stay UUIDs.
        */
       deviceIDStrategy: z.enum(['uuid', 'index']).default('uuid'),
+      /**
+       * NVIDIA's `driverRoot` (`NVIDIA_DRIVER_ROOT`): where the driver is installed on the host, `/` or a driver
+       * container's root (`/run/nvidia/driver`); the default of `devRoot`.
+       */
+      driverRoot: hostRoot.default('/'),
+      /**
+       * NVIDIA's `devRoot` (`NVIDIA_DEV_ROOT`; default `driverRoot`): the host root of the NVIDIA device nodes
+       * handed over, `/dev/nvidia0` becoming `<devRoot>/dev/nvidia0` on the host (the container still sees
+       * `/dev/nvidia0`).
+       */
+      devRoot: hostRoot.optional(),
+      /**
+       * NVIDIA's `containerDriverRoot`: where the driver root is mounted in this container (NVIDIA's chart mounts it
+       * at `/driver-root`); libnvidia-ml.so.1 is looked for under it first, confined to it.
+       */
+      containerDriverRoot: hostRoot.default('/driver-root'),
     })
     .prefault({}),
   intel: z

@@ -92,7 +92,13 @@ function applySetting(out: Conversion, path: string, option: CompatOption, raw: 
     return;
   }
   const target: CompatTarget = {
-    flag: (name) => out.errors.push({ path, message: `sets --${name}, which only the command line can` }),
+    flag: (name, value) =>
+      name === 'dev-root'
+        ? out.warnings.push({
+            path,
+            message: `device nodes are looked up under --dev-root, which a file cannot move: give --dev-root ${value ?? ''} or the variable instead`,
+          })
+        : out.errors.push({ path, message: `sets --${name}, which only the command line can` }),
     setConfig: (to, value) => setIn(out.config, to, value),
     appendConfig: () => out.errors.push({ path, message: 'builds a list, which only the command line can' }),
   };
