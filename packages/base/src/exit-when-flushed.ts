@@ -1,7 +1,10 @@
 /** A stream whose written data can be waited for: process.stdout, process.stderr, a socket. */
 export interface FlushableStream {
+  /** Queues `chunk`; `callback` runs once it and every earlier write were handed over, or failed. */
   write(chunk: string, callback: (error?: Error | null) => void): unknown;
+  /** A write's failure (EPIPE: the reader is gone). */
   once(event: 'error', listener: (error: Error) => void): unknown;
+  /** Removes an `error` listener. */
   off(event: 'error', listener: (error: Error) => void): unknown;
 }
 
