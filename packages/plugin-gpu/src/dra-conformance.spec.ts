@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDraTestNode, type DraTestNode } from '@kdp/dra/testing';
@@ -27,12 +27,14 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
   });
 
   it('passes every check, plugin restart, node reboot and the standard PCI attributes included', async () => {
-    // The default configuration (device-plugin strategy envvar): through DRA the device nodes are in the CDI
-    // spec all the same, so the CDI checks find them.
+    // The default device-list strategy (envvar): through DRA the device nodes are in the CDI spec all the
+    // same, so the CDI checks find them. MIG strategy single (the default is none), so MIG devices are checked.
+    const config = join(base, 'gpu.yaml');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n');
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,
-      flags: [...rootFlags(fixture), '--poll-interval', '1h'],
+      flags: [...rootFlags(fixture), '--config', config, '--poll-interval', '1h'],
       procRoot: fixture.procRoot,
     });
 

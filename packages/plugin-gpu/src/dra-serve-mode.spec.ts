@@ -117,8 +117,11 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     base = mkdtempSync(join(tmpdir(), 'kdp-gdra-'));
     config = join(base, 'gpu.yaml');
     // The device-plugin mode hands over device nodes only with passDeviceSpecs (its default is envvar, as
-    // NVIDIA's): the reference for what a container needs. The DRA mode runs with the default configuration.
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
+    // NVIDIA's): the reference for what a container needs. The DRA mode runs with the default device-list
+    // strategy; both with MIG strategy single (the default is none, NVIDIA's), so MIG devices are compared too.
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n');
+    const draConfig = join(base, 'gpu-dra.yaml');
+    writeFileSync(draConfig, 'nvidia:\n  migStrategy: single\n');
     const common = [...rootFlags(fixture), '--poll-interval', '1h'];
 
     // The device-plugin mode first: one pod per GPU, each admitted with one device.
@@ -157,7 +160,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,
-      flags: [...common, '--metrics-address', '127.0.0.1:0'],
+      flags: [...common, '--config', draConfig, '--metrics-address', '127.0.0.1:0'],
       procRoot: fixture.procRoot,
       mode: { onEvent: (e) => events.emit('event', e) },
     });
