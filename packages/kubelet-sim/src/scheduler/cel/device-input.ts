@@ -3,18 +3,24 @@ import { quantityValue, semverValue } from './cel-values';
 import { parseQuantity } from './quantity';
 import { parseSemver } from './semver';
 
-/** A device attribute as resource.k8s.io/v1 writes it: exactly one of the fields. */
-export interface DeviceAttributeValue {
-  readonly int?: number | string;
-  readonly bool?: boolean;
-  readonly string?: string;
-  readonly version?: string;
-}
+/** A device attribute value (exactly one field set). */
+export type DeviceAttributeValue = NonNullable<SelectorDevice['attributes']>[string];
 
 /** What a selector sees of a device: its driver, attributes, capacity and `allowMultipleAllocations`. */
 export interface SelectorDevice {
   readonly driver: string;
-  readonly attributes?: Readonly<Record<string, DeviceAttributeValue>>;
+  /** Attributes as resource.k8s.io/v1 writes them: exactly one of the fields each. */
+  readonly attributes?: Readonly<
+    Record<
+      string,
+      {
+        readonly int?: number | string;
+        readonly bool?: boolean;
+        readonly string?: string;
+        readonly version?: string;
+      }
+    >
+  >;
   readonly capacity?: Readonly<Record<string, { readonly value: string }>>;
   readonly allowMultipleAllocations?: boolean;
 }

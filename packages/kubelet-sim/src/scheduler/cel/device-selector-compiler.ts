@@ -6,22 +6,25 @@ import { kubernetesCelFunctions } from './cel-library';
 import { typeName } from './cel-type';
 import { deviceVariable, type SelectorDevice } from './device-input';
 
-/** A compiled device selector. */
-export interface DeviceSelector {
-  /** The CEL expression it was compiled from. */
-  readonly expression: string;
-  /** Whether the device matches; throws on a runtime error (a missing attribute, a bad version), as upstream fails the allocation. */
-  matches(device: SelectorDevice): boolean;
+/** Compiles DRA device selector expressions (DeviceClass and request `selectors[].cel.expression`). */
+export interface DeviceSelectorCompiler {
+  /**
+   * `{ ok: true, selector }`, whose `matches(device)` says whether the device matches and throws on a runtime
+   * error (a missing attribute, a bad version), as upstream fails the allocation; or `{ ok: false, message }`.
+   */
+  compile(expression: string):
+    | {
+        readonly ok: true;
+        readonly selector: { readonly expression: string; matches(device: SelectorDevice): boolean };
+      }
+    | { readonly ok: false; readonly message: string };
 }
 
 /** The outcome of {@link DeviceSelectorCompiler.compile}. */
-export type CompileResult =
-  { readonly ok: true; readonly selector: DeviceSelector } | { readonly ok: false; readonly message: string };
+export type CompileResult = ReturnType<DeviceSelectorCompiler['compile']>;
 
-/** Compiles DRA device selector expressions (DeviceClass and request `selectors[].cel.expression`). */
-export interface DeviceSelectorCompiler {
-  compile(expression: string): CompileResult;
-}
+/** A compiled device selector. */
+export type DeviceSelector = Extract<CompileResult, { ok: true }>['selector'];
 
 /** cel-go's issue layout: `ERROR: <input>:line:col: message`, the line and a caret under the column. */
 function issue(expression: string, offset: number, message: string): string {
