@@ -130,3 +130,53 @@ describe('selector property: comparisons agree with the library order', () => {
     );
   });
 });
+
+describe('expressions from the Kubernetes and driver documentation', () => {
+  const nvidia: SelectorDevice = {
+    driver: 'gpu.nvidia.com',
+    attributes: {
+      type: { string: 'gpu' },
+      productName: { string: 'NVIDIA A100-SXM4-40GB' },
+      architecture: { string: 'Ampere' },
+      cudaComputeCapability: { version: '8.0.0' },
+      driverVersion: { version: '550.54.15' },
+      'resource.kubernetes.io/pcieRoot': { string: 'pci0000:00' },
+    },
+    capacity: { memory: { value: '40Gi' } },
+  };
+  it.each([
+    ["device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'", true],
+    ['device.attributes["gpu.nvidia.com"].productName.lowerAscii().contains("a100")', true],
+    ['device.attributes["gpu.nvidia.com"].productName.matches("^NVIDIA A100.*$")', true],
+    ["device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('32Gi')) >= 0", true],
+    ['device.attributes["gpu.nvidia.com"].cudaComputeCapability.isGreaterThan(semver("7.5.0"))', true],
+    ['device.attributes["gpu.nvidia.com"].driverVersion.compareTo(semver("550.0.0")) >= 0', true],
+    ['cel.bind(g, device.attributes["gpu.nvidia.com"], g.architecture == "Ampere" && g.type == "gpu")', true],
+    ['"gpu.nvidia.com" in device.attributes && !device.allowMultipleAllocations', true],
+    ['device.capacity["gpu.nvidia.com"].memory.asApproximateFloat() > 4.0e10', true],
+    ['device.attributes["gpu.nvidia.com"].type == "gpu" ? true : false', true],
+    ['["Ampere", "Hopper"].exists(a, a == device.attributes["gpu.nvidia.com"].architecture)', true],
+    ['device.attributes["gpu.nvidia.com"].productName.split(" ").size() == 2', true],
+  ])('%s', (expression, expected) => {
+    expect(selector(expression).matches(nvidia)).toBe(expected);
+  });
+
+  it.each([
+    [
+      'device.attributes["gpu.nvidia.com"].driverVersion > semver("1.0.0")',
+      "found no matching overload for '_>_'",
+    ],
+    [
+      'quantity("1").asInteger() + "a" == 1',
+      "found no matching overload for '_+_' applied to '(int, string)'",
+    ],
+    ['device.driver.size()', 'must evaluate to bool or the unknown type, not int'],
+    ['[device.driver]', 'must evaluate to bool or the unknown type, not list(string)'],
+    ['device.driver.foo == 1', "type 'string' does not support field selection"],
+  ])('rejects %s', (expression, message) => {
+    expect(compiler.compile(expression)).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(message),
+    });
+  });
+});
