@@ -63,6 +63,13 @@ const pod = (
     spec: { containers: [{ name: 'c', image: 'x' }], resourceClaims: claims },
   });
 
+/** Creates the `one-gpu` template with the selector and pod p1 using it; waits for the scheduler. */
+async function podWithSelector(store: ObjectStore, scheduler: Scheduler, expression: string): Promise<void> {
+  store.create('resourceclaimtemplates', template('one-gpu', expression), 'default');
+  store.create('pods', pod('p1'), 'default');
+  await scheduler.idle();
+}
+
 const getPod = (store: ObjectStore, name: string): Pod =>
   store.get('pods', name, 'default') as unknown as Pod;
 const claims = (store: ObjectStore): ResourceClaim[] =>
@@ -116,13 +123,7 @@ describe('createScheduler', () => {
 
   it('leaves a pod whose claim fits nowhere Pending with the scheduler message, and retries when a slice appears', async () => {
     const { store, scheduler, events } = start(['node-a', 'node-b', 'node-c']);
-    store.create(
-      'resourceclaimtemplates',
-      template('one-gpu', 'device.attributes["gpu.example.com"].model == "H100"'),
-      'default',
-    );
-    store.create('pods', pod('p1'), 'default');
-    await scheduler.idle();
+    await podWithSelector(store, scheduler, 'device.attributes["gpu.example.com"].model == "H100"');
     const message =
       '0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.';
     expect(condition(getPod(store, 'p1'))).toMatchObject({
@@ -238,13 +239,7 @@ describe('createScheduler', () => {
 
   it('reports a CEL runtime error as a SchedulerError, naming the device', async () => {
     const { store, scheduler, events } = start(['node-a']);
-    store.create(
-      'resourceclaimtemplates',
-      template('one-gpu', 'device.attributes["gpu.example.com"].nosuch == 1'),
-      'default',
-    );
-    store.create('pods', pod('p1'), 'default');
-    await scheduler.idle();
+    await podWithSelector(store, scheduler, 'device.attributes["gpu.example.com"].nosuch == 1');
     const message =
       'running "DynamicResources" filter plugin: claim default/' +
       (claims(store)[0]?.metadata.name ?? '') +

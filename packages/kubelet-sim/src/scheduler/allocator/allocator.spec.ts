@@ -1,44 +1,8 @@
-import { createDeviceSelectorCompiler } from '../cel/device-selector-compiler';
-import type { AllocationResult, DeviceClass, ResourceClaim, ResourceSlice } from '../dra-types';
-import { fixtureClaim, fixtureClass, fixtureNode, fixtureSlice, gpuDevice } from '../testing/dra-fixtures';
-import { allocatedStateOf } from './allocated-state';
-import { type AllocateOutcome, allocateClaims } from './allocator';
-
-const compiler = createDeviceSelectorCompiler();
-const node = fixtureNode('node-a', { zone: 'z1' });
-const gpuClass = fixtureClass('gpu');
-
-function allocate(
-  claims: ResourceClaim[],
-  slices: ResourceSlice[],
-  options: { classes?: DeviceClass[]; allocated?: ResourceClaim[] } = {},
-): AllocateOutcome {
-  const classes = new Map((options.classes ?? [gpuClass]).map((c) => [c.metadata.name ?? '', c]));
-  let share = 0;
-  return allocateClaims({
-    node,
-    claims,
-    classOf: (name) => classes.get(name),
-    slices,
-    allocated: allocatedStateOf(options.allocated ?? []),
-    compile: (e) => compiler.compile(e),
-    newShareId: () => `share-${++share}`,
-  });
-}
-
-const allocationOf = (outcome: AllocateOutcome): AllocationResult => {
-  if (outcome.kind !== 'allocated' || outcome.allocations[0] === undefined)
-    throw new Error(JSON.stringify(outcome));
-  return outcome.allocations[0];
-};
-
-const devicesOf = (outcome: AllocateOutcome, claim = 0): string[] => {
-  if (outcome.kind !== 'allocated') throw new Error(JSON.stringify(outcome));
-  return (outcome.allocations[claim]?.devices.results ?? []).map((r) => `${r.request}:${r.device}`);
-};
+import { fixtureClaim, fixtureClass, fixtureSlice, gpuDevice } from '../testing/dra-fixtures';
+import type { AllocateOutcome } from './allocator';
+import { allocate, allocationOf, cannot, devicesOf } from '../testing/allocate-harness';
 
 const twoGpus = fixtureSlice('s1', [gpuDevice('gpu-0'), gpuDevice('gpu-1')]);
-const cannot = { kind: 'unschedulable', reason: 'cannot allocate all claims' };
 
 describe('allocateClaims', () => {
   it('allocates ExactCount devices of a node-local slice and pins the claim to the node', () => {
