@@ -8,6 +8,7 @@ export type DeviceAttributeValue = NonNullable<SelectorDevice['attributes']>[str
 
 /** What a selector sees of a device: its driver, attributes, capacity and `allowMultipleAllocations`. */
 export interface SelectorDevice {
+  /** The driver; the domain of attribute and capacity names without one. */
   readonly driver: string;
   /** Attributes as resource.k8s.io/v1 writes them: exactly one of the fields each. */
   readonly attributes?: Readonly<
@@ -21,7 +22,9 @@ export interface SelectorDevice {
       }
     >
   >;
+  /** Capacities (quantities) by qualified name. */
   readonly capacity?: Readonly<Record<string, { readonly value: string }>>;
+  /** Whether the device may be allocated to several claims at once. */
   readonly allowMultipleAllocations?: boolean;
 }
 
