@@ -54,6 +54,9 @@ const template = (name: string, expression?: string): KubeObject =>
     },
   });
 
+/** The spec of a claim for one GPU. */
+const claimSpec = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu' } }] } };
+
 const pod = (
   name: string,
   claims: object[] = [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }],
@@ -176,7 +179,7 @@ describe('createScheduler', () => {
     const { store, scheduler } = start(['node-a', 'node-b']);
     store.create(
       'resourceclaims',
-      obj({ metadata: { name: 'shared', namespace: 'default' }, spec: template('x').spec }),
+      obj({ metadata: { name: 'shared', namespace: 'default' }, spec: claimSpec }),
       'default',
     );
     const both = [{ name: 'gpu', resourceClaimName: 'shared' }];
@@ -188,6 +191,9 @@ describe('createScheduler', () => {
       'node-a',
     ]);
     expect(claims(store)[0]?.status?.reservedFor?.map((r) => r.name)).toEqual(['p1', 'p2']);
+    expect(claims(store)[0]?.status?.allocation?.devices.results).toMatchObject([
+      { request: 'gpu', device: 'gpu-0' },
+    ]);
     store.delete('pods', 'p1', { namespace: 'default' });
     await scheduler.idle();
     expect(claims(store)[0]?.status?.reservedFor?.map((r) => r.name)).toEqual(['p2']);
@@ -235,6 +241,39 @@ describe('createScheduler', () => {
       message:
         '0/3 nodes are available: request gpu: device class nope does not exist. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
     });
+  });
+
+  it('gives up an allocated, unreserved claim that no node can use (PostFilter) and allocates it again', async () => {
+    const { store, scheduler, events } = start(['node-a', 'node-b']);
+    store.create(
+      'resourceclaims',
+      obj({ metadata: { name: 'c', namespace: 'default' }, spec: claimSpec }),
+      'default',
+    );
+    const onA = {
+      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-a'] }] }],
+    };
+    const claim = store.get('resourceclaims', 'c', 'default');
+    const allocation = {
+      devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'node-a', device: 'gpu-0' }] },
+      nodeSelector: onA,
+    };
+    store.update('resourceclaims', obj({ ...claim, status: { allocation } }), {
+      namespace: 'default',
+      subresource: 'status',
+    });
+    store.update('nodes', obj({ metadata: { name: 'node-a' }, spec: { unschedulable: true } }));
+    store.create('pods', pod('p1', [{ name: 'gpu', resourceClaimName: 'c' }]), 'default');
+    await scheduler.idle();
+    expect(events[0]).toEqual({
+      type: 'unschedulable',
+      pod: 'default/p1',
+      reason: 'Unschedulable',
+      message:
+        '0/2 nodes are available: 1 node(s) were unschedulable, 1 resourceclaim not available on the node. deallocation of ResourceClaim completed, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+    });
+    expect(getPod(store, 'p1').spec.nodeName).toBe('node-b');
+    expect(claims(store)[0]?.status?.allocation?.devices.results[0]?.pool).toBe('node-b');
   });
 
   it('reports a CEL runtime error as a SchedulerError, naming the device', async () => {
