@@ -82,7 +82,15 @@ export function checkSelector(expr: CelExpr, hasFunction: (name: string) => bool
         );
       return T.bool;
     }
-    if (name === '_?_:_') return join(args[1] ?? T.dyn, args[2] ?? T.dyn);
+    if (name === '_?_:_') {
+      const [cond = T.dyn, a = T.dyn, b = T.dyn] = args;
+      if (!assignable(cond, T.bool) || (!assignable(a, b) && !bothNumeric(a, b)))
+        throw new CheckError(
+          `found no matching overload for '_?_:_' applied to '(${args.map(typeName).join(', ')})'`,
+          e.id,
+        );
+      return a.k === 'dyn' ? b : a;
+    }
     if (name === '_[_]') return index(e, args[0] ?? T.dyn, args[1] ?? T.dyn);
     const known = overloads[name];
     if (known === undefined) {

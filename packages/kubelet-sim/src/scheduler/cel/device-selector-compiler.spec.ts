@@ -173,6 +173,11 @@ describe('expressions from the Kubernetes and driver documentation', () => {
     ['device.driver.size()', 'must evaluate to bool or the unknown type, not int'],
     ['[device.driver]', 'must evaluate to bool or the unknown type, not list(string)'],
     ['device.driver.foo == 1', "type 'string' does not support field selection"],
+    [
+      'device.driver ? true : false',
+      "found no matching overload for '_?_:_' applied to '(string, bool, bool)'",
+    ],
+    ['true ? device.attributes["a"].b : "x"', 'must evaluate to bool or the unknown type, not string'],
   ])('rejects %s', (expression, message) => {
     expect(compiler.compile(expression)).toMatchObject({
       ok: false,

@@ -1,4 +1,4 @@
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { celEnv, celType, isCelError, parse, plan } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { expandBindings } from './cel-bind';
 import { CheckError, checkSelector } from './cel-checker';
@@ -80,7 +80,7 @@ export function createDeviceSelectorCompiler(): DeviceSelectorCompiler {
           const result = run({ device: deviceVariable(device) });
           if (isCelError(result)) throw new Error(runtimeMessage(result.message));
           if (typeof result !== 'boolean')
-            throw new Error(`CEL result of type ${typeof result} could not be converted to bool`);
+            throw new Error(`CEL result of type ${celType(result).name} could not be converted to bool`);
           return result;
         },
       };
