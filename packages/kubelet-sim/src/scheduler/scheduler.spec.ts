@@ -227,6 +227,9 @@ describe('createScheduler', () => {
       message:
         '0/3 nodes are available: pod "default/p2": ResourceClaim not created yet. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
     });
+    store.create('resourceclaimtemplates', template('missing'), 'default');
+    await scheduler.idle();
+    expect(getPod(store, 'p2').spec.nodeName).toBe('node-c');
     store.create(
       'resourceclaims',
       obj({
