@@ -38,6 +38,14 @@ describe('allocateClaims', () => {
     expect(
       devicesOf(allocate([fixtureClaim('c', { gpu: {} })], [twoGpus], { allocated: [allocatedHeld] })),
     ).toEqual(['gpu:gpu-1']);
+    const binding = fixtureSlice('s3', [gpuDevice('gpu-5', { bindingConditions: ['attached'] })], {
+      pool: 'b',
+    });
+    expect(devicesOf(allocate([fixtureClaim('c', { gpu: { count: 2 } })], [twoGpus, binding]))).toEqual([
+      'gpu:gpu-0',
+      'gpu:gpu-1',
+    ]);
+    expect(allocate([fixtureClaim('c', { gpu: { count: 3 } })], [twoGpus, binding])).toEqual(cannot);
     const elsewhere = fixtureSlice('s2', [gpuDevice('gpu-9')], { node: 'node-b' });
     expect(allocate([fixtureClaim('c', { gpu: { count: 3 } })], [twoGpus, elsewhere])).toEqual(cannot);
   });

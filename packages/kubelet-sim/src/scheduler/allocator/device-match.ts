@@ -38,7 +38,9 @@ export function createDeviceMatcher(
   return (key, claim, cls, selectors, c) => {
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
+    // Devices with binding conditions are left alone, as upstream does with DRADeviceBindingConditions off.
     const result =
+      (c.device.bindingConditions ?? []).length === 0 &&
       selectorsMatch(`class ${cls.metadata.name ?? ''}`, cls.spec?.selectors ?? [], c) &&
       selectorsMatch(`claim ${claimRef(claim)}`, selectors, c) &&
       (c.slice.spec.perDeviceNodeSelection !== true || nodeMatches(node, c.device));
