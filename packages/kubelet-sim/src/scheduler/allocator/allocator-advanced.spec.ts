@@ -173,7 +173,7 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
       allocations: [
         {
           devices: {
-            results: [{ device: 'gpu-0', shareID: 'share-1', consumedCapacity: { memory: '21474836480' } }],
+            results: [{ device: 'gpu-0', shareID: 'share-1', consumedCapacity: { memory: '20Gi' } }],
           },
         },
       ],

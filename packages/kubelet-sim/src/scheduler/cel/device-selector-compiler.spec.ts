@@ -1,5 +1,6 @@
 import { createDeviceSelectorCompiler, type DeviceSelector } from './device-selector-compiler';
 import type { SelectorDevice } from './device-input';
+import { formatQuantity, parseQuantity } from './quantity';
 
 const compiler = createDeviceSelectorCompiler();
 
@@ -183,5 +184,20 @@ describe('expressions from the Kubernetes and driver documentation', () => {
       ok: false,
       message: expect.stringContaining(message),
     });
+  });
+});
+
+describe('formatQuantity', () => {
+  it.each([
+    ['20Gi', '20Gi'],
+    ['21474836480', '20Gi'],
+    ['1536Mi', '1536Mi'],
+    ['2000', '2k'],
+    ['1500', '1500'],
+    ['0.5', '500m'],
+    ['0', '0'],
+    ['-1Ki', '-1Ki'],
+  ])('%s reads as %s', (text, expected) => {
+    expect(formatQuantity(parseQuantity(text))).toBe(expected);
   });
 });

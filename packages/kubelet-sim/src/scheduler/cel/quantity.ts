@@ -72,9 +72,33 @@ export const quantityToFloat = (q: Quantity): number => Number(q.num) / Number(q
 /** A stable text for equality: equal values, equal keys. */
 export const quantityKey = (q: Quantity): string => `${q.num}/${q.den}`;
 
-/** A Kubernetes-style rendering (whole numbers plain, fractions in milli-units when exact), for messages. */
+const binarySuffixes = ['Ei', 'Pi', 'Ti', 'Gi', 'Mi', 'Ki'] as const;
+const decimalSuffixes = [
+  ['E', 18],
+  ['P', 15],
+  ['T', 12],
+  ['G', 9],
+  ['M', 6],
+  ['k', 3],
+] as const;
+
+/**
+ * The quantity in Kubernetes' canonical style: whole multiples of 1024 with a binary suffix ("20Gi"), of 1000
+ * with a decimal one ("2k"), milli-units for exact thousandths ("500m"), else the plain number.
+ */
 export function formatQuantity(q: Quantity): string {
-  if (q.den === 1n) return String(q.num);
-  const milli = fraction(q.num * 1000n, q.den);
-  return milli.den === 1n ? `${milli.num}m` : String(quantityToFloat(q));
+  if (q.den !== 1n) {
+    const milli = fraction(q.num * 1000n, q.den);
+    return milli.den === 1n ? `${milli.num}m` : String(quantityToFloat(q));
+  }
+  if (q.num === 0n) return '0';
+  for (const suffix of binarySuffixes) {
+    const unit = binary[suffix] as bigint;
+    if (q.num % unit === 0n) return `${q.num / unit}${suffix}`;
+  }
+  for (const [suffix, exponent] of decimalSuffixes) {
+    const unit = 10n ** BigInt(exponent);
+    if (q.num % unit === 0n) return `${q.num / unit}${suffix}`;
+  }
+  return String(q.num);
 }
