@@ -23,6 +23,7 @@ export interface Pod {
   readonly metadata: Meta & { readonly creationTimestamp?: string };
   readonly spec: {
     readonly nodeName?: string;
+    readonly schedulerName?: string;
     readonly nodeSelector?: Readonly<Record<string, string>>;
     readonly tolerations?: readonly PodToleration[];
     readonly resourceClaims?: readonly {

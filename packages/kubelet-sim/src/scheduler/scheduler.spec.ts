@@ -161,6 +161,11 @@ describe('createScheduler', () => {
       'node-a',
       'node-b',
     ]);
+    const other = {
+      ...pod('other'),
+      spec: { ...(pod('other')['spec'] as object), schedulerName: 'my-scheduler' },
+    };
+    store.create('pods', obj(other), 'default');
     store.create('pods', pod('p5'), 'default');
     await scheduler.idle();
     expect(condition(getPod(store, 'p5'))).toMatchObject({
@@ -170,9 +175,11 @@ describe('createScheduler', () => {
     store.delete('pods', 'p1', { namespace: 'default' });
     await scheduler.idle();
     expect(getPod(store, 'p5').spec.nodeName).toBe('node-a');
+    expect(getPod(store, 'other').spec.nodeName).toBeUndefined();
+    expect(getPod(store, 'other').status?.conditions).toBeUndefined();
     expect(
       claims(store).map((c) => c.metadata.annotations?.['resource.kubernetes.io/pod-claim-name']),
-    ).toHaveLength(4);
+    ).toHaveLength(5); // p2..p5, and 'other' (the controller serves every pod)
   });
 
   it('shares a named claim between pods, and deallocates it when its last pod goes', async () => {

@@ -135,7 +135,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     syncClaimController(store);
     const pods = (store.list('pods').items as unknown as Pod[])
       .filter(
-        (p) => (p.spec.nodeName ?? '') === '' && !podIsDone(p) && p.metadata.deletionTimestamp === undefined,
+        (p) =>
+          (p.spec.nodeName ?? '') === '' &&
+          (p.spec.schedulerName ?? 'default-scheduler') === 'default-scheduler' &&
+          !podIsDone(p) &&
+          p.metadata.deletionTimestamp === undefined,
       )
       .sort(byAge);
     let again = false;
