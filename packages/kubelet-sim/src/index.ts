@@ -37,7 +37,16 @@ export type {
   StreamEndedEvent,
 } from './sim-events';
 export { createApiServer } from './api-server/api-server';
-export type { ApiRequestAttributes, ApiServer, ApiServerOptions } from './api-server/api-server';
+export type {
+  ApiRequestAttributes,
+  ApiServer,
+  ApiServerOptions,
+  ResourceApiVersion,
+} from './api-server/api-server';
+export { writeKubeconfig } from './api-server/write-kubeconfig';
+export type { KubeconfigOptions } from './api-server/write-kubeconfig';
+export { recordEvent } from './api-server/record-event';
+export type { EventRecord } from './api-server/record-event';
 export { ApiError } from './api-server/api-errors';
 export type { ApiStatus, StatusCause } from './api-server/api-errors';
 export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
@@ -57,10 +66,9 @@ export type {
 } from './dra/dra-events';
 export type { DraClaimRef, DraEndpointState, DraPod, DraState } from './dra/dra-manager';
 export { createScheduler } from './scheduler/scheduler';
-export type { Scheduler, SchedulerEvent, SchedulerOptions } from './scheduler/scheduler';
+export type { Scheduler, SchedulerOptions } from './scheduler/scheduler';
 export { createDeviceSelectorCompiler } from './scheduler/cel/device-selector-compiler';
 export type { DeviceSelectorCompiler } from './scheduler/cel/device-selector-compiler';
-export type { SelectorDevice } from './scheduler/cel/device-input';
 export { createTestPlugin } from './testing/test-plugin';
 export type { TestPlugin, TestPluginOptions } from './testing/test-plugin';
 export { createFakeClock } from './testing/fake-clock';

@@ -30,6 +30,7 @@ describe('syncClaimController', () => {
       obj({
         metadata: { name: 'p', namespace: 'ns' },
         spec: {
+          containers: [{ name: 'c', image: 'x' }],
           resourceClaims: [
             { name: 'a', resourceClaimTemplateName: 't' },
             { name: 'b', resourceClaimTemplateName: 't' },

@@ -13,23 +13,6 @@ import { type Node, type Pod, podIsDone } from './pod-types';
 import { attemptPod } from './schedule-pod';
 import { writePodEvent } from './scheduler-event';
 
-/** What the scheduler reports, for tests and the playground's log. */
-export type SchedulerEvent =
-  | {
-      readonly type: 'scheduled';
-      readonly pod: string;
-      readonly node: string;
-      readonly claims: readonly string[];
-    }
-  | {
-      readonly type: 'unschedulable';
-      readonly pod: string;
-      readonly reason: 'Unschedulable' | 'SchedulerError';
-      readonly message: string;
-    }
-  /** A pass failed unexpectedly (it is retried on the next change). */
-  | { readonly type: 'error'; readonly message: string };
-
 /** Options of {@link createScheduler}. */
 export interface SchedulerOptions {
   /** The API server's storage the scheduler watches and writes. */
@@ -38,9 +21,30 @@ export interface SchedulerOptions {
   readonly compiler?: DeviceSelectorCompiler;
   /** Stamps conditions and events (default: the system clock). */
   readonly clock?: Clock;
-  /** Called with every scheduling decision. */
-  readonly onEvent?: (event: SchedulerEvent) => void;
+  /**
+   * Called with every scheduling decision: `scheduled`, `unschedulable` (when the pod's message changes) and
+   * `error` (a pass failed unexpectedly; it is retried on the next change).
+   */
+  readonly onEvent?: (
+    event:
+      | {
+          readonly type: 'scheduled';
+          readonly pod: string;
+          readonly node: string;
+          readonly claims: readonly string[];
+        }
+      | {
+          readonly type: 'unschedulable';
+          readonly pod: string;
+          readonly reason: 'Unschedulable' | 'SchedulerError';
+          readonly message: string;
+        }
+      | { readonly type: 'error'; readonly message: string },
+  ) => void;
 }
+
+/** What the scheduler reports, for tests and the playground's log. */
+export type SchedulerEvent = Parameters<NonNullable<SchedulerOptions['onEvent']>>[0];
 
 /** A running scheduler and resourceclaim controller. */
 export interface Scheduler {

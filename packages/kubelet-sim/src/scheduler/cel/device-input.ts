@@ -2,31 +2,9 @@ import { celMap, type CelMap, type CelValue } from '@bufbuild/cel';
 import { quantityValue, semverValue } from './cel-values';
 import { parseQuantity } from './quantity';
 import { parseSemver } from './semver';
+import type { DeviceAttributeValue, SelectorDevice } from './device-selector-types';
 
-/** A device attribute value (exactly one field set). */
-export type DeviceAttributeValue = NonNullable<SelectorDevice['attributes']>[string];
-
-/** What a selector sees of a device: its driver, attributes, capacity and `allowMultipleAllocations`. */
-export interface SelectorDevice {
-  /** The driver; the domain of attribute and capacity names without one. */
-  readonly driver: string;
-  /** Attributes as resource.k8s.io/v1 writes them: exactly one of the fields each. */
-  readonly attributes?: Readonly<
-    Record<
-      string,
-      {
-        readonly int?: number | string;
-        readonly bool?: boolean;
-        readonly string?: string;
-        readonly version?: string;
-      }
-    >
-  >;
-  /** Capacities (quantities) by qualified name. */
-  readonly capacity?: Readonly<Record<string, { readonly value: string }>>;
-  /** Whether the device may be allocated to several claims at once. */
-  readonly allowMultipleAllocations?: boolean;
-}
+export type { DeviceAttributeValue, SelectorDevice } from './device-selector-types';
 
 const mapSymbol = Symbol.for('@bufbuild/cel/map');
 const emptyMap = celMap(new Map());

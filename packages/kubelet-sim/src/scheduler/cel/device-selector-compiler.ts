@@ -4,27 +4,10 @@ import { expandBindings } from './cel-bind';
 import { CheckError, checkSelector } from './cel-checker';
 import { kubernetesCelFunctions } from './cel-library';
 import { typeName } from './cel-type';
-import { deviceVariable, type SelectorDevice } from './device-input';
+import { deviceVariable } from './device-input';
+import type { DeviceSelector, DeviceSelectorCompiler } from './device-selector-types';
 
-/** Compiles DRA device selector expressions (DeviceClass and request `selectors[].cel.expression`). */
-export interface DeviceSelectorCompiler {
-  /**
-   * `{ ok: true, selector }`, whose `matches(device)` says whether the device matches and throws on a runtime
-   * error (a missing attribute, a bad version), as upstream fails the allocation; or `{ ok: false, message }`.
-   */
-  compile(expression: string):
-    | {
-        readonly ok: true;
-        readonly selector: { readonly expression: string; matches(device: SelectorDevice): boolean };
-      }
-    | { readonly ok: false; readonly message: string };
-}
-
-/** The outcome of {@link DeviceSelectorCompiler.compile}. */
-export type CompileResult = ReturnType<DeviceSelectorCompiler['compile']>;
-
-/** A compiled device selector. */
-export type DeviceSelector = Extract<CompileResult, { ok: true }>['selector'];
+export type { CompileResult, DeviceSelector, DeviceSelectorCompiler } from './device-selector-types';
 
 /** cel-go's issue layout: `ERROR: <input>:line:col: message`, the line and a caret under the column. */
 function issue(expression: string, offset: number, message: string): string {
