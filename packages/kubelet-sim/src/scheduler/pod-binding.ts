@@ -71,7 +71,6 @@ export function commitScheduled(
     type: 'Normal',
     reason: 'Scheduled',
     message: `Successfully assigned ${namespace}/${pod.metadata.name ?? ''} to ${attempt.node}`,
-    action: 'Binding',
   });
 }
 

@@ -128,7 +128,6 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
         type: 'Warning',
         reason: 'FailedScheduling',
         message: attempt.message,
-        action: 'Scheduling',
       });
       emit({ type: 'unschedulable', pod: podKey(pod), reason, message: attempt.message });
     }
