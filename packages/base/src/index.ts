@@ -27,7 +27,7 @@ export { createLogger, isLogLevel, LOG_LEVELS } from './create-logger';
 export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './create-logger';
 export { silentLogger } from './silent-logger';
 export { writeFileAtomic } from './write-file-atomic';
-export { exitWhenFlushed, flushStreams } from './exit-when-flushed';
+export { exitWhenFlushed } from './exit-when-flushed';
 export type { FlushableStream } from './exit-when-flushed';
 export type { WriteFileAtomicOptions } from './write-file-atomic';
 export type { LifecycleLogger, LogMethod } from './silent-logger';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '@kdp/base';
 import type { CdiDevice } from '@kdp/core';
 import type { ClaimRef } from './check-allocation';
-import { sameState } from './claim-batch-context';
+import { sameState } from './same-state';
 import { createCheckpointLock } from './checkpoint-lock';
 import type { DeviceRequestAllocationResult } from './resource-claim';
 

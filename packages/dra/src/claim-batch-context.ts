@@ -17,8 +17,3 @@ export interface ClaimBatchContext {
   /** Told the records as last read or written (what `prepared()` answers). */
   readonly seen: (claims: ReadonlyMap<string, PreparedClaimRecord>) => void;
 }
-
-/** Whether two states hold the same records (by identity). */
-export function sameState(a: ReadonlyMap<string, unknown>, b: ReadonlyMap<string, unknown>): boolean {
-  return a.size === b.size && [...a].every(([key, value]) => b.get(key) === value);
-}

@@ -1,6 +1,6 @@
 import type { Clock } from '@kdp/base';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { DraServeModeEvent } from './plugin-driver';
+import type { DraServeModeEvent } from './dra-serve-mode-event';
 
 /** Prepare and unprepare latency buckets, in seconds: 1 ms to 30 s (the kubelet's deadline is 45 s). */
 const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

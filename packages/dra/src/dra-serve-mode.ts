@@ -8,12 +8,13 @@ import {
   type ServeModeBackend,
   type ServeModeContext,
 } from '@kdp/core/plugin';
-import { createPluginDriver, type PluginDriver, type DraServeModeEvent } from './plugin-driver';
+import type { DraServeModeEvent } from './dra-serve-mode-event';
+import { createPluginDriver, type PluginDriver } from './plugin-driver';
 import { createDraMetrics } from './dra-metrics';
 import { loadKubeAccess } from './load-kube-access';
 import { DRA_PLUGINS_DIR } from './socket-names';
 
-export type { DraServeModeEvent } from './plugin-driver';
+export type { DraServeModeEvent } from './dra-serve-mode-event';
 
 /** The domain of the driver names `createDraServeMode` gives plugins: `gpu.kdp.dev`, `usb.kdp.dev`, … */
 export const DRA_DRIVER_DOMAIN = 'kdp.dev';

@@ -5,16 +5,12 @@ import type { ResourceHost } from '@kdp/core/plugin';
 import { createKubeClaimReader } from './claim-reader';
 import { createDraPlugin, type DraPlugin, type DraPluginEvent } from './dra-plugin';
 import { createDriverPools } from './driver-pools';
+import type { DraServeModeEvent } from './dra-serve-mode-event';
 import type { DraMetrics } from './dra-metrics';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SliceDevice } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
-
-/** Something that happened to one plugin's driver in DRA mode (tests and logs). */
-export type DraServeModeEvent =
-  | ({ readonly driver: string; readonly source: 'plugin' } & DraPluginEvent)
-  | ({ readonly driver: string; readonly source: 'slices' } & SlicePublisherEvent);
 
 /** One plugin served as one DRA driver. */
 export interface PluginDriver {
