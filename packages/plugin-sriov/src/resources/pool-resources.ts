@@ -55,8 +55,8 @@ export function toPluginDevice(pool: SriovPool, member: PooledFunction): PluginD
 }
 
 /**
- * One resource per pool of the configuration (pools without devices are kept, so their resource stays
- * registered with none): Allocate answers as upstream does, writes
+ * One resource per pool of the configuration with devices (an empty pool is skipped, as upstream skips it):
+ * Allocate answers as upstream does, writes
  * each device's device-info file, and GetPreferredAllocation (every pool) keeps a request on the fewest NUMA
  * nodes and the closest PCIe paths, packed onto (or spread over) PFs as the pool's `pfAllocation` says.
  */
@@ -69,7 +69,11 @@ export function poolResources(
   const warnings = [...configWarnings(config, options.defaultPrefix), ...node.warnings];
   const resources: ResourceSpec<PooledFunction>[] = [];
   for (const { resourceName, pool, members } of assignment.pools) {
-    if (members.length === 0) warnings.push(`${resourceName}: no device matches the pool's selectors`);
+    if (members.length === 0) {
+      // Upstream creates no resource server for an empty pool; a device appearing later registers it here.
+      warnings.push(`${resourceName}: no device matches the pool's selectors; not registered (as upstream)`);
+      continue;
+    }
     const membersOf = (devices: readonly PluginDevice<PooledFunction>[]): PooledFunction[] =>
       devices.flatMap((device) => (device.payload !== undefined ? [device.payload] : []));
     resources.push({
