@@ -154,6 +154,45 @@ describe('drop-in for generic-device-plugin (published examples)', () => {
     );
   });
 
+  it("the README's optional paths and a directory mountPath, as generic-device-plugin's path tests", async () => {
+    const doc = await discover([
+      // The README's (and config.go's) example of optional paths: /dev/ttyS0 is not on this node.
+      '--device',
+      '{"name": "serial", "groups": [{"paths": [{"path": "/dev/ttyS0", "optional": true}, {"path": "/dev/ttyUSB0", "optional": true}]}]}',
+      // path_test.go's "optional paths - all missing" (no device) and its directory mountPath (/dev/serial/).
+      '--device',
+      '{"name": "absent", "groups": [{"paths": [{"path": "/dev/ttyS0", "optional": true}, {"path": "/dev/ttyS1", "optional": true}]}]}',
+      '--device',
+      '{"name": "tty", "groups": [{"paths": [{"path": "/dev/ttyUSB*", "mountPath": "/dev/serial/"}]}]}',
+    ]);
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.deviceSpecs)])).toEqual([
+      ['squat.ai/serial', [[spec('/dev/ttyUSB0')]]],
+      ['squat.ai/absent', []],
+      [
+        'squat.ai/tty',
+        ['ttyUSB0', 'ttyUSB1', 'ttyUSB2'].map((tty) => [spec(`/dev/${tty}`, `/dev/serial/${tty}`)]),
+      ],
+    ]);
+  });
+
+  it('serves health and metrics on :8080 with the DaemonSet args, as generic-device-plugin by default', async () => {
+    const dir = join(usb.sys.base, 'device-plugins');
+    mkdirSync(dir);
+    const run = startPluginRun(plugin, [...roots(), ...MANIFEST_ARGS, '--plugin-directory', dir], {
+      anchorRoot: anchorRoot(),
+    });
+    try {
+      // Port 8080 of this machine may be taken by another program: then the run fails naming it.
+      const served = await Promise.race([
+        run.waitForLog((line) => line['msg'] === 'serving /metrics, /healthz and /readyz'),
+        run.done.then(() => ({ url: run.stderr() })),
+      ]);
+      expect(String(served['url'])).toMatch(/:8080\b/);
+    } finally {
+      await run.stop();
+    }
+  });
+
   it('its environment and default file: DOMAIN, LOG_LEVEL, /etc/generic-device-plugin/config.yaml; flags win', async () => {
     const dir = join(anchorRoot(), 'etc/generic-device-plugin');
     mkdirSync(dir, { recursive: true });

@@ -10,6 +10,8 @@ export interface PathSpec {
   readonly readOnly: boolean;
   /** How many times one match may be reused when other paths of the group match more (default 1). */
   readonly limit: number;
+  /** A path that matches nothing is left out of the group's devices rather than leaving the group without any. */
+  readonly optional: boolean;
 }
 
 /** A group of USB devices: every matching physical device becomes `count` advertised devices. */
@@ -61,6 +63,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
               type: 'Device',
               readOnly: false,
               limit: 1,
+              optional: false,
             })),
           },
     ],
@@ -91,6 +94,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
               type: p.type ?? 'Device',
               readOnly: p.readOnly ?? false,
               limit: p.limit ?? 1,
+              optional: p.optional ?? false,
             })),
           },
     ),
