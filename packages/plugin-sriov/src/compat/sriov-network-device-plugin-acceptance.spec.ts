@@ -260,6 +260,11 @@ describe('drop-in for sriov-network-device-plugin (published examples)', () => {
       expect(admission.response.cdiDevices.map((d) => d.name)).toEqual([
         `k8s.device-plugin.${resource}=${id}`,
       ]);
+      // And as upstream's annotation (its AnnotationKey(prefix, "net-pci"), the names comma-separated), which
+      // runtimes without the CRI field (containerd < 1.7, CRI-O < 1.28) read.
+      expect(admission.response.annotations).toEqual({
+        'cdi.k8s.io/intel.com_net-pci': `k8s.device-plugin.${resource}=${id}`,
+      });
       expect(
         JSON.parse(readFileSync(join(devinfo, `intel.com-intel_sriov_dpdk-${id}-device.json`), 'utf8')),
       ).toEqual({ type: 'pci', version: '1.1.0', pci: { 'pci-address': id } });

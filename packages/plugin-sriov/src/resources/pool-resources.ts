@@ -79,6 +79,7 @@ export function poolResources(
     resources.push({
       name: resourceName,
       devices: members.map((member) => toPluginDevice(pool, member)),
+      cdi: { annotation: cdiAnnotation(pool, options.defaultPrefix) },
       allocate: async ({ devices }) =>
         containerAllocation(resourceName, membersOf(devices), pool, {
           rdmaCharDevices: node.rdmaCharDevices,
@@ -113,4 +114,13 @@ export function poolResources(
     });
   }
   return { resources, excluded: assignment.excluded, warnings };
+}
+
+/**
+ * The annotation key upstream returns CDI names under with `--use-cdi` (`cdi.k8s.io/<prefix>_<kind>`: kind
+ * `net-pci` for netDevice pools, `net-accel` for accelerator pools), for runtimes that read no CDI field.
+ */
+export function cdiAnnotation(pool: SriovPool, defaultPrefix: string): string {
+  const kind = pool.deviceType === 'accelerator' ? 'net-accel' : 'net-pci';
+  return `cdi.k8s.io/${pool.resourcePrefix ?? defaultPrefix}_${kind}`;
 }
