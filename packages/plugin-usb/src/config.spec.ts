@@ -108,6 +108,7 @@ describe('usb configuration', () => {
           {
             kind: 'paths',
             count: 1,
+            ids: 'kdp',
             paths: [
               {
                 path: '/dev/ttyUSB*',

@@ -138,7 +138,8 @@ const gdpConfigFormat: CompatConfigFormat = {
  * PLUGIN_DIRECTORY, VERSION; DEVICE, which generic-device-plugin itself cannot decode, is refused), its default
  * configuration paths and file keys. Started as generic-device-plugin (invoked by its binary name, or one of
  * its flags given), `serve` serves metrics on its default `--listen`, :8080 (its manifest's PodMonitor scrapes
- * it); our own command line serves none without `--metrics-address`.
+ * it), and its devices keep its IDs and Allocate answers (the `anchor` key); our own command line serves none
+ * without `--metrics-address` and keeps our IDs.
  */
 export const genericDevicePluginCompat: CompatLayer = {
   anchor: 'squat/generic-device-plugin 0.1',
@@ -174,5 +175,8 @@ export const genericDevicePluginCompat: CompatLayer = {
   defaultConfigPaths: GDP_DEFAULT_CONFIG_PATHS,
   configFormat: gdpConfigFormat,
   binaries: ['generic-device-plugin'],
-  asAnchor: (to) => to.flag('metrics-address', GDP_DEFAULT_LISTEN),
+  asAnchor: (to) => {
+    to.flag('metrics-address', GDP_DEFAULT_LISTEN);
+    to.setConfig(['anchor'], 'generic-device-plugin');
+  },
 };

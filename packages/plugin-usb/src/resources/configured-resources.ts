@@ -28,6 +28,8 @@ export interface PathGroupSpec {
   readonly kind: 'paths';
   readonly paths: readonly PathSpec[];
   readonly count: number;
+  /** `gdp`: generic-device-plugin's IDs, sha1 of the slot and the matched paths (started as it). */
+  readonly ids: 'kdp' | 'gdp';
 }
 
 /** One advertised resource and the groups its devices come from. */
@@ -57,6 +59,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
         : {
             kind: 'paths',
             count: r.count,
+            ids: 'kdp',
             paths: (r.paths ?? []).map((path) => ({
               path,
               permissions: r.permissions,
@@ -68,6 +71,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
           },
     ],
   }));
+  const asGdp = config.anchor === 'generic-device-plugin';
   const gdp = config.devices.map((device): ConfiguredResource => ({
     name: `${config.domain}/${device.name}`,
     groups: device.groups.map((group) =>
@@ -76,7 +80,8 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
             kind: 'usb',
             count: group.count ?? 1,
             permissions: 'rw',
-            nodes: ALL_NODES,
+            // generic-device-plugin hands over the bus node alone.
+            nodes: asGdp ? ['usb'] : ALL_NODES,
             rules: group.usb.map((u) => ({
               vendor: u.vendor,
               product: u.product,
@@ -87,6 +92,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
         : {
             kind: 'paths',
             count: group.count ?? 1,
+            ids: asGdp ? 'gdp' : 'kdp',
             paths: (group.paths ?? []).map((p) => ({
               path: p.path,
               ...(p.mountPath ? { mountPath: p.mountPath } : {}),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import {
   topologyPreferredAllocation,
@@ -206,7 +207,17 @@ function pathGroupDevices(
       else devices.push({ hostPath, containerPath, permissions: spec.permissions });
     });
     const payload: DevicePayload = { kind: 'paths', baseId: base, devices, mounts };
-    const ids = shareIds(numbered ? `${base}.${i}` : base, group.count);
+    const ids =
+      group.ids === 'gdp'
+        ? Array.from({ length: group.count }, (_, slot) => gdpDeviceId(slot, hostPaths))
+        : shareIds(numbered ? `${base}.${i}` : base, group.count);
     return ids.map((id) => ({ id, health: 'Healthy' as const, payload }));
   }).flat();
+}
+
+/** generic-device-plugin's ID of a path-group device: the hex sha1 of its slot number, then each matched path. */
+export function gdpDeviceId(slot: number, hostPaths: readonly string[]): string {
+  const hash = createHash('sha1').update(String(slot));
+  for (const path of hostPaths) hash.update(path);
+  return hash.digest('hex');
 }
