@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { fpgaPlugin } from '../plugin';
 import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing/create-fpga-fixture';
@@ -133,23 +133,10 @@ describe('drop-in for intel-fpga-plugin and Xilinx k8s-device-plugin (published 
     mkdirSync(dir);
     const resource = `fpga.intel.com/region-${IF_ID}`;
     // The kubelet's checkpoint where intel-fpga-plugin (-mode=region) ran, a pod holding region 1.
-    writeFileSync(
-      join(dir, 'kubelet_internal_checkpoint'),
-      JSON.stringify({
-        Data: {
-          PodDeviceEntries: [
-            {
-              PodUID: 'default/fpga-1',
-              ContainerName: 'c',
-              ResourceName: resource,
-              DeviceIDs: { '0': ['dfl-fme.1'] },
-              AllocResp: '',
-            },
-          ],
-          RegisteredDevices: { [resource]: ['dfl-fme.0', 'dfl-fme.1'] },
-        },
-        Checksum: 0,
-      }),
+    writeKubeletCheckpoint(
+      dir,
+      [{ pod: 'default/fpga-1', resource, deviceIds: ['dfl-fme.1'], numaNode: 0 }],
+      { [resource]: ['dfl-fme.0', 'dfl-fme.1'] },
     );
     const sim = await createKubeletSim({ dir });
     const run = startPluginRun(plugin, [...roots(), '--device-plugin-dir', dir, '-mode=region'], { env });

@@ -1,7 +1,7 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
@@ -115,24 +115,15 @@ describe('drop-in for intel-gpu-plugin (published deployments)', () => {
     mkdirSync(dir);
     // The kubelet's checkpoint where intel-gpu-plugin ran the base DaemonSet, pods holding card1 and card2.
     const running = { 'gpu.intel.com/i915': ['card1-0'], 'gpu.intel.com/xe': ['card2-0'] };
-    writeFileSync(
-      join(dir, 'kubelet_internal_checkpoint'),
-      JSON.stringify({
-        Data: {
-          PodDeviceEntries: Object.entries(running).map(([name, ids], i) => ({
-            PodUID: `default/gpu-${i}`,
-            ContainerName: 'c',
-            ResourceName: name,
-            DeviceIDs: { [String(i)]: ids },
-            AllocResp: '',
-          })),
-          RegisteredDevices: {
-            'gpu.intel.com/i915': ['card0-0', 'card1-0', 'card3-0'],
-            'gpu.intel.com/xe': ['card2-0'],
-          },
-        },
-        Checksum: 0,
-      }),
+    writeKubeletCheckpoint(
+      dir,
+      Object.entries(running).map(([resource, deviceIds], i) => ({
+        pod: `default/gpu-${i}`,
+        resource,
+        deviceIds,
+        numaNode: i,
+      })),
+      { 'gpu.intel.com/i915': ['card0-0', 'card1-0', 'card3-0'], 'gpu.intel.com/xe': ['card2-0'] },
     );
     const sim = await createKubeletSim({ dir });
     // No args: the image's entrypoint, intel_gpu_device_plugin, is what starts it as Intel's plugin.

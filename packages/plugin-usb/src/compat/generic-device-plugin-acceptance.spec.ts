@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createUsbPlugin } from '../plugin';
 import { addSampleMachine } from '../testing/sample-machine';
@@ -209,21 +209,14 @@ describe('drop-in for generic-device-plugin (published examples)', () => {
       'squat.ai/capture': [gdpId(0, '/dev/snd/controlC1', '/dev/snd/pcmC1D0c')],
     };
     // The kubelet's checkpoint on a node where generic-device-plugin ran the DaemonSet, with pods running.
-    writeFileSync(
-      join(dir, 'kubelet_internal_checkpoint'),
-      JSON.stringify({
-        Data: {
-          PodDeviceEntries: Object.entries(running).map(([name, ids], i) => ({
-            PodUID: `default/pod-${i}`,
-            ContainerName: 'c',
-            ResourceName: name,
-            DeviceIDs: { '-1': ids },
-            AllocResp: '',
-          })),
-          RegisteredDevices: running,
-        },
-        Checksum: 0,
-      }),
+    writeKubeletCheckpoint(
+      dir,
+      Object.entries(running).map(([resource, deviceIds], i) => ({
+        pod: `default/pod-${i}`,
+        resource,
+        deviceIds,
+      })),
+      running,
     );
     const sim = await createKubeletSim({ dir });
     const run = startPluginRun(
