@@ -5,7 +5,9 @@ import { join } from 'node:path';
 export interface CheckpointedPod {
   /** `namespace/name`. */
   readonly pod: string;
+  /** The resource name (`squat.ai/serial`). */
   readonly resource: string;
+  /** The device IDs the pod's container holds. */
   readonly deviceIds: readonly string[];
   /** The NUMA node the kubelet recorded them under (`-1`, the default, for none). */
   readonly numaNode?: number;

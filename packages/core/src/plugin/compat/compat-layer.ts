@@ -67,7 +67,7 @@ export interface CompatLayer {
   readonly binaries?: readonly string[];
   /**
    * The anchor's own defaults where ours differ (its device IDs, its metrics port), applied when the process is
-   * started as the anchor (invoked by one of its {@link binaries}, or one of its flags given) before anything
+   * started as the anchor (invoked by one of its `binaries`, or one of its flags given) before anything
    * else, so that its flags and variables win; flags it sets apply to `serve` only.
    */
   readonly asAnchor?: (to: CompatTarget) => void;
