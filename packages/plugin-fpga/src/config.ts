@@ -58,6 +58,11 @@ export const fpgaConfigSchema = z
       })
       .default({ includeManagement: false }),
     programming: z.array(programmingRule).default([]),
+    /**
+     * Set when started as intel-fpga-plugin (its compat layer): Intel's region device IDs (the FME, `dfl-fme.0`),
+     * the `com.intel.fpga.mode` annotation its CRI hook reads in region mode, and no `KDP_FPGA_*` variables.
+     */
+    anchor: z.literal('intel-fpga-plugin').optional(),
   })
   .superRefine((config, ctx) => {
     const issue = (path: (string | number)[], message: string): void =>

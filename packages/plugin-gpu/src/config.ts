@@ -17,6 +17,11 @@ const hostRoot = z
 
 /** Schema of the `--config` file (YAML or JSON); every key optional. */
 export const gpuConfigSchema = z.strictObject({
+  /**
+   * Set when started as intel-gpu-plugin (its compat layer): Intel GPUs keep Intel's device IDs, `card<N>-<share>`
+   * (`card0-0`), so that the kubelet's checkpoint of a node it ran on stays valid.
+   */
+  anchor: z.literal('intel-gpu-plugin').optional(),
   /** Renames the default resources. */
   resourceNames: z
     .strictObject({

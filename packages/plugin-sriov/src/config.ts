@@ -89,10 +89,29 @@ const poolSchema = z.object({
 /** One pool as parsed. */
 export type SriovPool = z.output<typeof poolSchema>;
 
-/** The configuration file of sriov-network-device-plugin (`/etc/pcidp/config.json`), JSON or YAML. */
-export const sriovConfigSchema = z.object({
-  resourceList: z.array(poolSchema).default([]),
-});
+/**
+ * The configuration file of sriov-network-device-plugin (`/etc/pcidp/config.json`), JSON or YAML. Two pools of
+ * one name (the same resourceName and resourcePrefix) stop the load, as upstream exits with
+ * `resource name "…" already exists`.
+ */
+export const sriovConfigSchema = z
+  .object({
+    resourceList: z.array(poolSchema).default([]),
+  })
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.resourceList.forEach((pool, i) => {
+      const name = `${pool.resourcePrefix ?? '<--resource-prefix>'}/${pool.resourceName}`;
+      const first = seen.get(name);
+      if (first === undefined) seen.set(name, i);
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: ['resourceList', i, 'resourceName'],
+          message: `resource name "${name}" already exists (resourceList[${first}]); upstream exits too`,
+        });
+    });
+  });
 
 /** The configuration as parsed. */
 export type SriovConfig = z.output<typeof sriovConfigSchema>;
@@ -111,7 +130,10 @@ export function poolResourceName(pool: SriovPool, defaultPrefix: string): string
   return `${pool.resourcePrefix ?? defaultPrefix}/${pool.resourceName}`;
 }
 
-/** What a valid configuration still deserves a warning for: duplicate pools, net selectors in accelerator pools. */
+/**
+ * What a valid configuration still deserves a warning for: pools that become one only through
+ * `--resource-prefix` (one names the prefix, the other takes the flag's), net selectors in accelerator pools.
+ */
 export function configWarnings(config: SriovConfig, defaultPrefix: string): string[] {
   const warnings: string[] = [];
   const seen = new Map<string, number>();

@@ -162,12 +162,9 @@ describe('sriov-device-plugin (in-process)', () => {
     expect(doc.warnings).toEqual([
       `${file}: resourceList[0].selectors.pfname: unknown key; ignored`,
       `${file}: logLevel: unknown key; ignored`,
-      "intel.com/intel_all: no device matches the pool's selectors",
+      "intel.com/intel_all: no device matches the pool's selectors; not registered (as upstream)",
     ]);
-    expect(doc.resources.map((r) => [r.resourceName, r.devices.length])).toEqual([
-      ['intel.com/ddp_pool', 8],
-      ['intel.com/intel_all', 0],
-    ]);
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.length])).toEqual([['intel.com/ddp_pool', 8]]);
   });
 
   it('refuses upstream keys it does not implement with exit 2, naming the field', async () => {

@@ -108,9 +108,24 @@ describe('usb configuration', () => {
           {
             kind: 'paths',
             count: 1,
+            ids: 'kdp',
             paths: [
-              { path: '/dev/ttyUSB*', permissions: 'mrw', type: 'Device', readOnly: false, limit: 1 },
-              { path: '/dev/ttyACM*', permissions: 'mrw', type: 'Device', readOnly: false, limit: 1 },
+              {
+                path: '/dev/ttyUSB*',
+                permissions: 'mrw',
+                type: 'Device',
+                readOnly: false,
+                limit: 1,
+                optional: false,
+              },
+              {
+                path: '/dev/ttyACM*',
+                permissions: 'mrw',
+                type: 'Device',
+                readOnly: false,
+                limit: 1,
+                optional: false,
+              },
             ],
           },
         ],

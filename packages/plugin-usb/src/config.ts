@@ -106,6 +106,11 @@ export const usbConfigSchema = z
       .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, 'must be a DNS subdomain')
       .default('squat.ai'),
     devices: z.array(gdpDeviceSchema).default([]),
+    /**
+     * Set when started as generic-device-plugin (its compat layer): the `devices` list is named and handed over as
+     * it does: its sha1 device IDs for path groups, the bus node alone for usb groups, no `KDP_USB_*` variables.
+     */
+    anchor: z.literal('generic-device-plugin').optional(),
     /** `auto`: use the `usb` package for hot-plug events and descriptor strings when sysfs is the host's; `off`. */
     usbLibrary: z.enum(['auto', 'off']).default('auto'),
     /** Removed: the poll is the common `--poll-interval` flag now; named here so the error says so. */

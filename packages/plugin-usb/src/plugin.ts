@@ -93,6 +93,7 @@ export function createUsbPlugin(options: UsbPluginOptions = {}) {
           await Promise.all(
             devices.flatMap((d) => (d.payload ? [refreshPayload(host.sysfs, d.payload)] : [])),
           ),
+          { envs: config.anchor === undefined },
         ),
       ),
     features: (set) => usbFeatures(set),

@@ -5,10 +5,13 @@ describe('anchorInvocation', () => {
   it('serves when invoked by an anchor name without arguments', () => {
     expect(anchorInvocation(anchors, ['/nodejs/bin/node', '/usr/bin/nvidia-device-plugin'])).toEqual({
       argv: ['serve'],
+      invokedAs: 'nvidia-device-plugin',
     });
   });
-  it('leaves any other invocation to the command line', () => {
-    expect(anchorInvocation(anchors, ['node', '/usr/bin/nvidia-device-plugin', '--help'])).toEqual({});
+  it('says the anchor it was invoked as, and leaves the command to the command line', () => {
+    expect(anchorInvocation(anchors, ['node', '/usr/bin/nvidia-device-plugin', '--help'])).toEqual({
+      invokedAs: 'nvidia-device-plugin',
+    });
     expect(anchorInvocation(anchors, ['node', '/app/main.js'])).toEqual({});
     expect(anchorInvocation(anchors, ['node', '/usr/bin/gpu-device-plugin'])).toEqual({});
   });

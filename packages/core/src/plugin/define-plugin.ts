@@ -82,6 +82,11 @@ export interface ResourceSpec<P = unknown> extends Omit<ResourceDeclaration<P>, 
     readonly kind?: string;
     /** The CDI device name of a device; devices with one name share one CDI device (time-slicing replicas). */
     readonly deviceName?: (device: PluginDevice<P>) => string;
+    /**
+     * An annotation key (`cdi.k8s.io/<plugin>_<kind>`) under which the `cdi` strategy also returns the names,
+     * comma-separated, as the anchors do for runtimes that read CDI annotations only (containerd < 1.7, CRI-O < 1.28).
+     */
+    readonly annotation?: string;
   };
 }
 

@@ -50,6 +50,23 @@ describe('handOver', () => {
     });
   });
 
+  it("cdi with an annotation key: the names in the CRI field and, comma-separated, as the anchors' annotation", () => {
+    const annotated = { ...listEnv, cdi: { annotation: 'cdi.k8s.io/example.com_net-pci' } };
+    expect(handOver(annotated, devices, allocation, new Set(['cdi']), cdiNames)).toMatchObject({
+      annotations: { note: 'x', 'cdi.k8s.io/example.com_net-pci': cdiNames().join(',') },
+      cdiDevices: cdiNames(),
+    });
+    // No CDI name (device-specs, or none to give): no annotation.
+    expect(handOver(annotated, devices, allocation, new Set(['device-specs']), cdiNames).annotations).toEqual(
+      {
+        note: 'x',
+      },
+    );
+    expect(handOver(annotated, devices, allocation, new Set(['cdi']), () => []).annotations).toEqual({
+      note: 'x',
+    });
+  });
+
   it('envvar: the device-list variable without nodes; a resource without one falls back to device specs', () => {
     expect(handOver(listEnv, devices, allocation, new Set(['envvar']))).toMatchObject({
       envs: { PCIDEVICE: 'a,b', VISIBLE: 'a,b' },

@@ -13,10 +13,11 @@ export function strategiesOf(
 /**
  * One container's answer under a resource's strategies, from what its `allocate` hook returned: environment
  * and annotations always; device nodes and mounts with `device-specs` (or with `envvar` on a resource that has
- * no device-list variable and no `cdi`); the device-list variable with `envvar`; `cdiNames` with `cdi`.
+ * no device-list variable and no `cdi`); the device-list variable with `envvar`; `cdiNames` with `cdi`, also
+ * under the resource's CDI annotation key when it has one.
  */
 export function handOver<P>(
-  spec: Pick<ResourceSpec<P>, 'deviceListEnv'>,
+  spec: Pick<ResourceSpec<P>, 'deviceListEnv' | 'cdi'>,
   devices: readonly PluginDevice<P>[],
   allocation: ContainerAllocation,
   strategies: ReadonlySet<DeviceListStrategy>,
@@ -30,7 +31,12 @@ export function handOver<P>(
   const cdiDevices = [...new Set([...(allocation.cdiDevices ?? []), ...cdi])];
   return {
     envs: { ...allocation.envs, ...listEnv },
-    annotations: { ...allocation.annotations },
+    annotations: {
+      ...allocation.annotations,
+      ...(spec.cdi?.annotation !== undefined && cdiDevices.length > 0
+        ? { [spec.cdi.annotation]: cdiDevices.join(',') }
+        : {}),
+    },
     mounts: specs ? [...(allocation.mounts ?? [])] : [],
     devices: specs ? [...(allocation.devices ?? [])] : [],
     cdiDevices,

@@ -26,8 +26,9 @@ export async function readCommand(
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
   anchorRoot: string,
+  invokedAs?: string,
 ): Promise<ReadCommand> {
-  const compat = translateAnchors(program, argv, env);
+  const compat = translateAnchors(program, argv, env, invokedAs);
   const command = parseCommandLine(program, compat?.argv ?? argv);
   if (command.command === 'help' || command.command === 'version') return command;
   await checkRoots(command.common, program);
@@ -50,6 +51,7 @@ function translateAnchors(
   program: Program,
   argv: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  invokedAs: string | undefined,
 ): CompatResult | undefined {
   const layers = program.multi ? [] : (program.plugins[0]?.compat ?? []);
   if (layers.length === 0) return undefined;
@@ -60,8 +62,12 @@ function translateAnchors(
     env,
     ownFlag: (name, value) => probe.accepts(name, value),
     ownTakesValue: (name) => probe.takesValue(name),
+    ...(invokedAs !== undefined ? { invokedAs } : {}),
   });
   // An anchor's DaemonSet `args` replace the image's default `serve`: anchor flags without a command mean serve.
-  const serve = compat.anchorFlags && !compat.argv.some((token) => COMMANDS.includes(token));
-  return serve ? { ...compat, argv: ['serve', ...compat.argv] } : compat;
+  const implied = compat.anchorFlags && !compat.argv.some((token) => COMMANDS.includes(token));
+  const argvOf = implied ? ['serve', ...compat.argv] : compat.argv;
+  // The anchors' default flags (gdp's metrics on :8080) where the command serves.
+  const serves = argvOf.find((token) => COMMANDS.includes(token)) === 'serve';
+  return { ...compat, argv: serves ? [...argvOf, ...compat.serveArgv] : argvOf };
 }

@@ -30,6 +30,8 @@ export interface RunIo {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where compat layers' default configuration paths are looked up (default `/`; tests use a temp dir). */
   readonly anchorRoot?: string;
+  /** The binary's name as invoked, when it is an anchor's (`generic-device-plugin`): started as that anchor. */
+  readonly invokedAs?: string;
   /** The API server for `--node-config-label` (default: the pod's in-cluster service account). */
   readonly kubeApi?: KubeApiAccess;
   /** How often the node's labels are read again for `--node-config-label` (default 10 s). */

@@ -85,6 +85,7 @@ async function runCommand(program: Program, io: RunIo, stdout: TextSink, stderr:
       io.argv ?? process.argv.slice(2),
       io.env ?? process.env,
       io.anchorRoot ?? '/',
+      io.invokedAs,
     );
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -10,3 +10,5 @@ export { runPluginCommand, startPluginRun } from './start-plugin-run';
 export type { PluginRun, StartPluginRunOptions } from './start-plugin-run';
 export { resolveCdiDevices } from './resolve-cdi-devices';
 export type { ResolvedCdiDevices } from './resolve-cdi-devices';
+export { writeKubeletCheckpoint } from './write-kubelet-checkpoint';
+export type { CheckpointedPod } from './write-kubelet-checkpoint';

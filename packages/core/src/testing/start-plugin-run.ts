@@ -37,6 +37,8 @@ export interface StartPluginRunOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Where compat layers' default configuration paths are looked up (default: a path that does not exist). */
   readonly anchorRoot?: string;
+  /** The binary's name as invoked, an anchor's (`RunIo.invokedAs`): started as that anchor. */
+  readonly invokedAs?: string;
   /** The API server for `--node-config-label`. */
   readonly kubeApi?: KubeApiAccess;
   /** How often node labels are read again (default here 50 ms). */
@@ -70,6 +72,7 @@ export function startPluginRun(
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     env: options.env ?? {},
     anchorRoot: options.anchorRoot ?? '/nonexistent-anchor-root',
+    ...(options.invokedAs !== undefined ? { invokedAs: options.invokedAs } : {}),
     ...(options.kubeApi !== undefined ? { kubeApi: options.kubeApi } : {}),
     nodeLabelIntervalMs: options.nodeLabelIntervalMs ?? 50,
   };

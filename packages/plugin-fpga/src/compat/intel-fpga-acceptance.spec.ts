@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { fpgaPlugin } from '../plugin';
 import { createFpgaFixture, IF_ID, NLB0, NLB3, U200, type FpgaFixture } from '../testing/create-fpga-fixture';
@@ -66,10 +66,20 @@ describe('drop-in for intel-fpga-plugin and Xilinx k8s-device-plugin (published 
     const doc = await discover(['-mode=region']);
     const [region] = doc.resources.filter((r) => r.resourceName.startsWith('fpga.intel.com/'));
     expect(region?.resourceName).toBe(`fpga.intel.com/region-${IF_ID}`);
-    // Intel names a region after its FME (dfl-fme.0); kdp after the region (region0).
+    // Intel names a region after its FME (dfl-fme.0): started as it, so do we (our own scheme: region0).
     expect(region?.devices.map((d) => [d.id, d.deviceSpecs])).toEqual([
-      ['region0', [node('/dev/dfl-port.0')]],
-      ['region1', [node('/dev/dfl-port.1')]],
+      ['dfl-fme.0', [node('/dev/dfl-port.0')]],
+      ['dfl-fme.1', [node('/dev/dfl-port.1')]],
+    ]);
+    // Intel's Allocate sets no variables (its annotation: see the served overlay below).
+    expect(region?.devices.map((d) => d.envs)).toEqual([{}, {}]);
+    const file = join(fx.base, 'ours.yaml');
+    writeFileSync(file, 'mode: region\n');
+    const ours = await discover(['--config', file]);
+    const ourRegion = ours.resources.find((r) => r.resourceName.startsWith('fpga.intel.com/'));
+    expect(ourRegion?.devices.map((d) => [d.id, Object.keys(d.envs).length > 0])).toEqual([
+      ['region0', true],
+      ['region1', true],
     ]);
     const devel = await discover(['-mode', 'regiondevel']);
     expect(devel.resources[1]?.devices[0]?.deviceSpecs).toEqual([
@@ -118,6 +128,36 @@ describe('drop-in for intel-fpga-plugin and Xilinx k8s-device-plugin (published 
     ]);
   });
 
+  it("region overlay on a node whose kubelet checkpoint has Intel's IDs: the running pods' regions stay advertised", async () => {
+    const dir = join(fx.base, 'device-plugins');
+    mkdirSync(dir);
+    const resource = `fpga.intel.com/region-${IF_ID}`;
+    // The kubelet's checkpoint where intel-fpga-plugin (-mode=region) ran, a pod holding region 1.
+    writeKubeletCheckpoint(
+      dir,
+      [{ pod: 'default/fpga-1', resource, deviceIds: ['dfl-fme.1'], numaNode: 0 }],
+      { [resource]: ['dfl-fme.0', 'dfl-fme.1'] },
+    );
+    const sim = await createKubeletSim({ dir });
+    const run = startPluginRun(plugin, [...roots(), '--device-plugin-dir', dir, '-mode=region'], { env });
+    try {
+      await sim.until(resource, (state) =>
+        ['dfl-fme.0', 'dfl-fme.1'].every((id) => state.healthy.includes(id)),
+      );
+      // A new pod's region is answered as Intel: its port node, the annotation its CRI hook acts on, no variables.
+      const admission = await sim.admit({ pod: 'fpga-0', container: 'c', resource, count: 1 });
+      const [id] = admission.deviceIds;
+      expect(admission.response.devices).toEqual([node(`/dev/${(id ?? '').replace('fme', 'port')}`)]);
+      expect([admission.response.annotations, admission.response.envs]).toEqual([
+        { 'com.intel.fpga.mode': 'fpga.intel.com/region' },
+        {},
+      ]);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await sim.close();
+    }
+  });
+
   it('serves the base DaemonSet: the kubelet gets the af- resources, Allocate hands over the port node', async () => {
     const dir = join(fx.base, 'device-plugins');
     mkdirSync(dir);
@@ -131,6 +171,8 @@ describe('drop-in for intel-fpga-plugin and Xilinx k8s-device-plugin (published 
         ['dfl-port.0'],
         [node('/dev/dfl-port.0')],
       ]);
+      // No KDP_FPGA_* variables and no annotation in af mode, as Intel.
+      expect([admission.response.envs, admission.response.annotations]).toEqual([{}, {}]);
     } finally {
       expect(await run.stop()).toBe(0);
       await sim.close();

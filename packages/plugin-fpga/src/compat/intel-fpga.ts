@@ -18,7 +18,9 @@ const apiServerFlag = (name: string): CompatOption =>
  * node name our `--node-name` (its default, $NODE_NAME, is ours too), klog's flags ours; `-kubeconfig` and
  * `-master`, which it uses only to read the `fpga.intel.com/device-plugin-mode` node annotation, are refused
  * when set. Its admission webhook and CRI hook (`intel-fpga-crihook`) are separate components, not replaced
- * here: region resources load bitstreams in PreStartContainer through `programming` rules instead.
+ * here: region resources load bitstreams in PreStartContainer through `programming` rules instead. Started as
+ * it (invoked as `intel_fpga_device_plugin`, or with its flags), Intel's region IDs and Allocate answers (the
+ * `anchor` key): the FME's name as a region's ID, the `com.intel.fpga.mode` annotation, no `KDP_FPGA_*`.
  */
 export const intelFpgaCompat: CompatLayer = {
   anchor: 'intel/intel-device-plugins-for-kubernetes v0.36 (fpga_plugin)',
@@ -39,4 +41,6 @@ export const intelFpgaCompat: CompatLayer = {
     master: apiServerFlag('master'),
     ...klogFlags,
   },
+  binaries: ['intel_fpga_device_plugin'],
+  asAnchor: (to) => to.setConfig(['anchor'], 'intel-fpga-plugin'),
 };

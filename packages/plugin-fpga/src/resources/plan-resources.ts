@@ -31,7 +31,7 @@ export interface FpgaResourcePlan extends ResourceSet {
   readonly warnings: readonly string[];
 }
 
-type Config = Pick<FpgaConfig, 'mode' | 'amd' | 'programming'>;
+type Config = Pick<FpgaConfig, 'mode' | 'amd' | 'programming'> & Partial<Pick<FpgaConfig, 'anchor'>>;
 
 const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -82,7 +82,9 @@ export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPr
       }
       const ifId = first.interfaceId.id;
       const withFme = config.mode === 'regiondevel';
-      add(regionResourceName(ifId), path, intelDevice(first.container, ports, ifId, undefined, withFme));
+      // Intel names a region device after its FME (dfl-fme.0); ours after the region (region0).
+      const id = config.anchor !== undefined ? (first.fme?.name ?? first.container) : first.container;
+      add(regionResourceName(ifId), path, intelDevice(id, ports, ifId, undefined, withFme));
     }
   }
   for (const card of scan.amd) {
@@ -94,6 +96,7 @@ export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPr
   const preferred = topologyPreferredAllocation<FpgaPayload>(
     scan.numaDistances !== undefined ? { distances: scan.numaDistances } : {},
   );
+  const asIntel = config.anchor !== undefined ? { region: config.mode === 'region' } : undefined;
   const resources = [...groups.keys()].sort().map((name): ResourceSpec<FpgaPayload> => {
     const rule = config.programming.find((r) => name === `${INTEL_FPGA_DOMAIN}/region-${r.interfaceId}`);
     const devices = (groups.get(name) ?? []).sort(byId);
@@ -102,7 +105,7 @@ export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPr
       devices: rule
         ? devices.map((d) => ({ ...d, attributes: { ...d.attributes, programmedAfuId: rule.afuId } }))
         : devices,
-      allocate: ({ devices: held }) => allocateFpgas(held, rule?.afuId),
+      allocate: ({ devices: held }) => allocateFpgas(held, rule?.afuId, asIntel),
       preferredAllocation: preferred,
       ...(rule && prepare ? { preStartContainer: (context) => prepare(rule, context) } : {}),
     };

@@ -41,22 +41,43 @@ interface GpuGroup {
   readonly representative: PluginDevice<GpuPayload>;
 }
 
+/** How many devices an allocation takes from each GPU. */
+type Take = ReadonlyArray<readonly [GpuGroup, number]>;
+
+/** The summed ROCm pair weight of every pair of devices an allocation takes (pairs on one GPU included). */
+function takeWeight(take: Take): number {
+  let sum = 0;
+  take.forEach(([a, n], i) => {
+    sum += ((n * (n - 1)) / 2) * amdPairWeight(a.representative, a.representative);
+    for (const [b, m] of take.slice(i + 1)) sum += n * m * amdPairWeight(a.representative, b.representative);
+  });
+  return sum;
+}
+
+/** GPUs by most free devices first (ties by address): filling them in this order keeps a request together. */
+const byMostFree = (a: GpuGroup, b: GpuGroup): number =>
+  b.free.length - a.free.length || (a.gpu < b.gpu ? -1 : 1);
+
+/** `need` devices from `set`, the GPUs with the most free first (the fewest pairs that span two GPUs). */
+function fill(set: readonly GpuGroup[], need: number): Array<readonly [GpuGroup, number]> {
+  let left = need;
+  return [...set].sort(byMostFree).map((group) => {
+    const n = Math.min(group.free.length, left);
+    left -= n;
+    return [group, n] as const;
+  });
+}
+
 /**
  * The extra GPUs a request takes: the fewest that hold it, then the lowest sum of ROCm's pair weights over every
- * pair of GPUs used (XGMI peers before PCIe, then the same NUMA node), then the fewest free devices (best fit, so
- * that whole GPUs stay whole); greedy where there are too many sets to try.
+ * pair of devices the request would hold (with `used`, the must-include GPUs and what they hold; each set filled
+ * from its GPUs with the most free first), then the fewest free devices (best fit, so that whole GPUs stay whole);
+ * greedy where there are too many sets to try.
  */
-function chooseGpus(groups: readonly GpuGroup[], used: readonly GpuGroup[], need: number): GpuGroup[] {
+function chooseGpus(groups: readonly GpuGroup[], used: Take, need: number): GpuGroup[] {
   const capacity = (set: readonly GpuGroup[]): number =>
     set.reduce((sum, group) => sum + group.free.length, 0);
-  const weight = (set: readonly GpuGroup[]): number => {
-    const all = [...used, ...set];
-    let sum = 0;
-    for (let i = 0; i < all.length; i++)
-      for (let j = i + 1; j < all.length; j++)
-        sum += amdPairWeight((all[i] as GpuGroup).representative, (all[j] as GpuGroup).representative);
-    return sum;
-  };
+  const weight = (set: readonly GpuGroup[]): number => takeWeight([...used, ...fill(set, need)]);
   for (let k = 1; k <= groups.length; k++) {
     if (subsetCount(groups.length, k) > MAX_GPU_SETS) break;
     let best: { set: GpuGroup[]; weight: number; free: number } | undefined;
@@ -89,8 +110,10 @@ function chooseGpus(groups: readonly GpuGroup[], used: readonly GpuGroup[], need
 
 /**
  * AMD GPUs and compute partitions: a request stays on as few GPUs as it can, partitions of one GPU (those of the
- * must-include devices first) before partitions of its XGMI peers, then of GPUs on the same NUMA node; the
- * partitions of the chosen GPUs are taken from the GPU with the fewest free first, leaving the others whole.
+ * must-include devices first) before partitions of its XGMI peers, then of GPUs on the same NUMA node, at the
+ * lowest summed ROCm pair weight (at least as low as ROCm's best-effort policy on its own MI300X tests). A request
+ * one GPU holds takes the GPU with the fewest free (leaving the others whole); one that needs several takes them
+ * from the chosen GPUs with the most free first.
  */
 export function fewestGpusAllocation(context: PreferredAllocationContext<GpuPayload>): string[] {
   const { available, mustInclude, size } = context;
@@ -109,11 +132,17 @@ export function fewestGpusAllocation(context: PreferredAllocationContext<GpuPayl
   if (need <= 0) return mustInclude.slice(0, size);
   const usedFree = used.reduce((sum, group) => sum + group.free.length, 0);
   const others = groups.filter((group) => !mustGpus.has(group.gpu) && group.free.length > 0);
-  const extra = usedFree >= need ? [] : chooseGpus(others, used, need - usedFree);
+  // What the must-include GPUs hold once their free devices are taken too.
+  const held: Take = used.map((group) => [
+    group,
+    group.free.length + available.filter((d) => must.has(d.id) && gpuOf(d) === group.gpu).length,
+  ]);
+  const extra = usedFree >= need ? [] : chooseGpus(others, held, need - usedFree);
   const byFree = (a: GpuGroup, b: GpuGroup): number =>
     a.free.length - b.free.length || (a.gpu < b.gpu ? -1 : 1);
   const chosen = [...mustInclude];
-  for (const group of [...[...used].sort(byFree), ...[...extra].sort(byFree)])
+  const order = extra.length === 1 ? extra : [...extra].sort(byMostFree);
+  for (const group of [...[...used].sort(byFree), ...order])
     for (const device of group.free) if (chosen.length < size) chosen.push(device.id);
   return chosen;
 }

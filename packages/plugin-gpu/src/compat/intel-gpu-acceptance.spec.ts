@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
@@ -79,10 +79,8 @@ describe('drop-in for intel-gpu-plugin (published deployments)', () => {
       ['gpu.intel.com/xe', 30],
     ]);
     const xe = doc.resources[1]?.devices ?? [];
-    // One ID per share, `<PCI address>::<n>` (Intel: `card2-<n>`), every share the whole GPU's nodes.
-    expect(xe.map((d) => d.id)).toEqual(
-      Array.from({ length: 30 }, (_, n) => `${INTEL_GPUS.battlemage}::${n}`),
-    );
+    // One ID per share, Intel's `card2-<n>` (started as it), every share the whole GPU's nodes.
+    expect(xe.map((d) => d.id)).toEqual(Array.from({ length: 30 }, (_, n) => `card2-${n}`));
     expect(new Set(xe.map((d) => JSON.stringify(d.deviceSpecs)))).toEqual(
       new Set([JSON.stringify(intelAllocation(2, 130).devices)]),
     );
@@ -157,6 +155,39 @@ describe('drop-in for intel-gpu-plugin (published deployments)', () => {
     },
   );
 
+  it("the base DaemonSet, its image's entrypoint: Intel's IDs, so a checkpoint written by Intel stays valid", async () => {
+    const dir = join(fixture.base, 'device-plugins');
+    mkdirSync(dir);
+    // The kubelet's checkpoint where intel-gpu-plugin ran the base DaemonSet, pods holding card1 and card2.
+    const running = { 'gpu.intel.com/i915': ['card1-0'], 'gpu.intel.com/xe': ['card2-0'] };
+    writeKubeletCheckpoint(
+      dir,
+      Object.entries(running).map(([resource, deviceIds], i) => ({
+        pod: `default/gpu-${i}`,
+        resource,
+        deviceIds,
+        numaNode: i,
+      })),
+      { 'gpu.intel.com/i915': ['card0-0', 'card1-0', 'card3-0'], 'gpu.intel.com/xe': ['card2-0'] },
+    );
+    const sim = await createKubeletSim({ dir });
+    // No args: the image's entrypoint, intel_gpu_device_plugin, is what starts it as Intel's plugin.
+    const run = startPluginRun(plugin, ['serve', ...rootFlags(fixture), '--device-plugin-dir', dir], {
+      env: BASE_ENV,
+      invokedAs: 'intel_gpu_device_plugin',
+    });
+    try {
+      for (const [name, ids] of Object.entries(running))
+        await sim.until(name, (state) => ids.every((id) => state.healthy.includes(id)));
+      expect(sim.resource('gpu.intel.com/i915')?.capacity).toBe(3);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await sim.close();
+    }
+    // Our own binary name keeps PCI addresses.
+    expect((await discover([])).resources[1]?.devices.map((d) => d.id)).toEqual([INTEL_GPUS.battlemage]);
+  });
+
   it('serves -shared-dev-num=2 -allocation-policy=balanced: shares spread over GPUs, Allocate as Intel', async () => {
     const dir = join(fixture.base, 'device-plugins');
     mkdirSync(dir);
@@ -171,13 +202,14 @@ describe('drop-in for intel-gpu-plugin (published deployments)', () => {
       await sim.until(resource, (state) => state.healthy.length === 6);
       const first = await sim.admit({ pod: 'p1', container: 'c', resource, count: 1 });
       const second = await sim.admit({ pod: 'p2', container: 'c', resource, count: 1 });
-      const gpuOf = (ids: readonly string[]) => ids.map((id) => id.split('::')[0]);
+      // Intel's IDs, `card<N>-<share>`.
+      const gpuOf = (ids: readonly string[]) => ids.map((id) => id.split('-')[0]);
       // Two single-share pods on two GPUs, as Intel's balanced (and none) policy places them.
       expect(gpuOf(first.deviceIds)).not.toEqual(gpuOf(second.deviceIds));
       const expected: Record<string, ReturnType<typeof intelAllocation>> = {
-        [INTEL_GPUS.igpu]: intelAllocation(0, 128),
-        [INTEL_GPUS.flex]: intelAllocation(1, 129, INTEL_GPUS.flex),
-        [SECOND_FLEX]: intelAllocation(3, 131),
+        card0: intelAllocation(0, 128),
+        card1: intelAllocation(1, 129, INTEL_GPUS.flex),
+        card3: intelAllocation(3, 131),
       };
       for (const admission of [first, second]) {
         const gpu = gpuOf(admission.deviceIds)[0] ?? '';

@@ -31,8 +31,9 @@ const noIdFilter = compat.accept('value', 'the empty list only (every Intel GPU 
  * accepted with Intel's meaning or refused saying what kdp does instead. It reads no configuration file and no
  * environment variable (its DaemonSet's NODE_NAME and HOST_IP are unused). Resource names (`gpu.intel.com/i915`,
  * `gpu.intel.com/xe`), device nodes (`/dev/dri/cardN`, `renderDN`, rw) and the read-only
- * `/dev/dri/by-path/pci-<address>-*` mounts are ours by default; device IDs are PCI addresses (`<address>::<n>`
- * for replicas) where Intel has `cardN-<n>`.
+ * `/dev/dri/by-path/pci-<address>-*` mounts are ours by default. Started as it (invoked as
+ * `intel_gpu_device_plugin`, or with its flags), Intel GPUs keep Intel's device IDs, `cardN-<n>` (the `anchor`
+ * key); our own command line names them by PCI address (`<address>::<n>` for replicas).
  */
 export const intelGpuCompat: CompatLayer = {
   anchor: 'intel/intel-device-plugins-for-kubernetes v0.36 (gpu_plugin)',
@@ -119,4 +120,6 @@ export const intelGpuCompat: CompatLayer = {
     'deny-ids': noIdFilter,
     ...klogFlags,
   },
+  binaries: ['intel_gpu_device_plugin'],
+  asAnchor: (to) => to.setConfig(['anchor'], 'intel-gpu-plugin'),
 };

@@ -20,11 +20,22 @@ export function replicaId(id: string, replica: number): string {
   return `${id}::${replica}`;
 }
 
+/** Intel's device ID of a share of a GPU: its DRM card and the share, `card0-0`. */
+export function intelDeviceId(gpu: Gpu, share: number): string {
+  return `${gpu.attributes['card'] ?? gpu.id}-${share}`;
+}
+
 /**
  * One GPU as plugin devices (one per replica with time-slicing, IDs `<id>::<n>`); Unhealthy with its problems while
- * it has any. `index` is carried in the payload for NVIDIA's `index` device IDs.
+ * it has any. `index` is carried in the payload for NVIDIA's `index` device IDs. `asIntel`: Intel's IDs
+ * (`card0-0`, a share each) for an Intel GPU, as intel-gpu-plugin advertises them.
  */
-export function gpuDevices(gpu: Gpu, replicas: number, index?: string): PluginDevice<GpuPayload>[] {
+export function gpuDevices(
+  gpu: Gpu,
+  replicas: number,
+  index?: string,
+  asIntel = false,
+): PluginDevice<GpuPayload>[] {
   const base = {
     health: gpu.problems.length === 0 ? 'Healthy' : 'Unhealthy',
     ...(gpu.problems.length > 0 ? { problem: gpu.problems.join('; ') } : {}),
@@ -33,10 +44,12 @@ export function gpuDevices(gpu: Gpu, replicas: number, index?: string): PluginDe
     pciAddress: gpu.pciAddress,
   } as const;
   const payload = { gpu, ...(index !== undefined ? { index } : {}) };
-  if (replicas <= 1) return [{ ...base, id: gpu.id, attributes: gpu.attributes, payload }];
+  const intel = asIntel && (gpu.kind === 'i915' || gpu.kind === 'xe');
+  if (replicas <= 1)
+    return [{ ...base, id: intel ? intelDeviceId(gpu, 0) : gpu.id, attributes: gpu.attributes, payload }];
   return Array.from({ length: replicas }, (_, replica) => ({
     ...base,
-    id: replicaId(gpu.id, replica),
+    id: intel ? intelDeviceId(gpu, replica) : replicaId(gpu.id, replica),
     attributes: { ...gpu.attributes, replica: String(replica) },
     payload: { ...payload, replica },
   }));
@@ -61,7 +74,7 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   unshared.forEach(({ gpu, index }, i) => {
     const { name, replicas } = sharing.shares[i] ?? { name: resourceNameOf(gpu, config), replicas: 1 };
     const entry = byName.get(name) ?? { devices: [], replicas: 1 };
-    entry.devices.push(...gpuDevices(gpu, replicas, index));
+    entry.devices.push(...gpuDevices(gpu, replicas, index, config.anchor === 'intel-gpu-plugin'));
     byName.set(name, { devices: entry.devices, replicas: Math.max(entry.replicas, replicas) });
   });
   const { deviceIDStrategy } = config.nvidia;

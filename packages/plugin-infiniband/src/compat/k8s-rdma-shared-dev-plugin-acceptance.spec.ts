@@ -157,4 +157,33 @@ describe('drop-in for k8s-rdma-shared-dev-plugin (published examples)', () => {
       await sim.close();
     }
   });
+
+  it('hands devices over with -use-cdi as upstream: the CDI names under cdi.k8s.io/nvidia.com_net-rdma', async () => {
+    writeAnchor('k8s-rdma-shared-dev-plugin/config.json', DEPLOYMENT_CONFIG_MAP);
+    const dir = join(fixture.base, 'device-plugins');
+    const cdiDir = join(fixture.base, 'cdi');
+    mkdirSync(dir);
+    mkdirSync(cdiDir);
+    const sim = await createKubeletSim({ dir });
+    // The DaemonSet's args with -use-cdi (its README's CDI section), the fixture's roots and directories.
+    const run = startPluginRun(
+      plugin,
+      ['-use-cdi', ...roots(), '--device-plugin-dir', dir, '--cdi-dir', cdiDir],
+      { anchorRoot: anchorRoot() },
+    );
+    try {
+      const resource = 'rdma/hca_shared_devices_a';
+      await sim.until(resource, (state) => state.healthy.length === 1000);
+      const { response } = await sim.admit({ pod: 'p1', container: 'c', resource, count: 1 });
+      const names = response.cdiDevices.map((d) => d.name);
+      expect(names).toHaveLength(1);
+      // Upstream's key (its AnnotationKey("nvidia.com", "net-rdma")) and value (the names, comma-separated),
+      // for runtimes that read CDI annotations only; the CRI field as well.
+      expect(response.annotations).toEqual({ 'cdi.k8s.io/nvidia.com_net-rdma': names.join(',') });
+      expect(response.devices).toEqual([]);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await sim.close();
+    }
+  });
 });

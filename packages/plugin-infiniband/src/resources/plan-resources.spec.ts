@@ -149,7 +149,12 @@ describe('planResources', () => {
     expect(await ask(cx5, [], 2)).toHaveLength(2);
     // One CDI device for all IDs of a shared resource (they grant the same nodes); exclusive IDs keep their own.
     expect(new Set(all.devices.map((d) => all.cdi?.deviceName?.(d)))).toEqual(new Set(['hcas']));
-    expect(ex.cdi).toBeUndefined();
+    expect(ex.cdi?.deviceName).toBeUndefined();
+    // Both hand CDI names over under upstream's annotation key too.
+    expect([all.cdi?.annotation, ex.cdi?.annotation]).toEqual([
+      'cdi.k8s.io/nvidia.com_net-rdma',
+      'cdi.k8s.io/nvidia.com_net-rdma',
+    ]);
   });
 
   it('exclusive per RDMA-capable VF: a VF with its own ibdev is one device, naming its PF', async () => {

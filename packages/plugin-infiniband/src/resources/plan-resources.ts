@@ -37,6 +37,8 @@ const SHARED_PERMISSIONS = 'rwm'; // as k8s-rdma-shared-dev-plugin
 const EXCLUSIVE_PERMISSIONS = 'rw'; // as sriov-network-device-plugin with isRdma
 /** The CDI device name every ID of a shared resource maps to (they all grant the same HCAs). */
 const SHARED_CDI_DEVICE = 'hcas';
+/** The annotation key k8s-rdma-shared-dev-plugin returns CDI names under with `-use-cdi` (its kind `nvidia.com/net-rdma`). */
+const RDMA_CDI_ANNOTATION = 'cdi.k8s.io/nvidia.com_net-rdma';
 
 const portText = (port: RdmaPort): string =>
   [port.state?.name ?? 'unknown', port.physState?.name ?? 'unknown', port.linkLayer ?? 'unknown', port.rate]
@@ -195,13 +197,18 @@ export function planResources(
       warnings.push(`${name}: no RDMA device matches its selectors; it advertises no devices`);
     resources.push(
       resource.mode === 'exclusive'
-        ? { name, devices: planExclusive(inventory, matched), preferredAllocation: preferred }
+        ? {
+            name,
+            devices: planExclusive(inventory, matched),
+            preferredAllocation: preferred,
+            cdi: { annotation: RDMA_CDI_ANNOTATION },
+          }
         : {
             name,
             devices: planShared(inventory, resource, matched),
             preferredAllocation: sharedPreferred,
             // Every ID stands for the same HCAs: one CDI device for all of them, not one per ID.
-            cdi: { deviceName: () => SHARED_CDI_DEVICE },
+            cdi: { deviceName: () => SHARED_CDI_DEVICE, annotation: RDMA_CDI_ANNOTATION },
           },
     );
   }

@@ -134,11 +134,13 @@ describe('drop-in for sriov-network-device-plugin (published examples)', () => {
     expect(ids(doc)).toEqual([
       ['intel.com/intel_sriov_netdevice', ['0000:3b:02.0', '0000:3b:02.1', '0000:3b:02.2', '0000:3b:02.3']],
       ['intel.com/intel_sriov_dpdk', ['0000:3b:02.4', '0000:3b:02.5', '0000:3b:02.6', '0000:3b:02.7']],
-      // The example's drivers: ["mlx5_ib"] matches no ConnectX function (their driver link is mlx5_core), as
-      // upstream: the pool is empty.
-      ['intel.com/mlnx_sriov_rdma', []],
       ['intel.com/brcm_sriov_bnxt', ['0000:5e:00.1', '0000:5e:00.2']],
     ]);
+    // The example's drivers: ["mlx5_ib"] matches no ConnectX function (their driver link is mlx5_core): the pool
+    // is empty, and upstream creates no resource server for it ("no devices in device pool, skipping").
+    expect(doc.warnings).toContain(
+      "intel.com/mlnx_sriov_rdma: no device matches the pool's selectors; not registered (as upstream)",
+    );
     const dpdk = doc.resources[1]?.devices[0];
     expect(dpdk?.envs).toEqual({
       PCIDEVICE_INTEL_COM_INTEL_SRIOV_DPDK: '0000:3b:02.4',
@@ -151,13 +153,32 @@ describe('drop-in for sriov-network-device-plugin (published examples)', () => {
     });
   });
 
+  it('exits 2 on a duplicate pool, with upstream\'s "resource name … already exists"', async () => {
+    const pools = (JSON.parse(UPSTREAM_CONFIG_MAP) as { resourceList: unknown[] }).resourceList;
+    const file = anchorFile('etc/pcidp/config.json', JSON.stringify({ resourceList: [...pools, pools[0]] }));
+    const dir = join(fixture.base, 'device-plugins');
+    mkdirSync(dir);
+    for (const command of ['discover', 'serve']) {
+      const serveDir = command === 'serve' ? ['--device-plugin-dir', dir] : [];
+      const result = await runPluginCommand(plugin, [command, ...roots(), ...serveDir], {
+        anchorRoot: join(fixture.base, 'anchor'),
+      });
+      expect([command, result.code, result.stderr]).toEqual([
+        command,
+        2,
+        expect.stringContaining(
+          `${file}: resourceList[4].resourceName: resource name "<--resource-prefix>/intel_sriov_netdevice" already exists (resourceList[0])`,
+        ),
+      ]);
+    }
+  });
+
   it("runs the SR-IOV Network Operator's args: --log-level=10 --resource-prefix --config-file", async () => {
     const file = anchorFile('etc/pcidp/worker-1', UPSTREAM_CONFIG_MAP);
     const doc = await discover(['--log-level=10', '--resource-prefix=openshift.io', `--config-file=${file}`]);
     expect(doc.resources.map((r) => r.resourceName)).toEqual([
       'openshift.io/intel_sriov_netdevice',
       'openshift.io/intel_sriov_dpdk',
-      'openshift.io/mlnx_sriov_rdma',
       'openshift.io/brcm_sriov_bnxt',
     ]);
     expect(Object.keys(doc.resources[0]?.devices[0]?.envs ?? {})).toEqual([
@@ -239,6 +260,11 @@ describe('drop-in for sriov-network-device-plugin (published examples)', () => {
       expect(admission.response.cdiDevices.map((d) => d.name)).toEqual([
         `k8s.device-plugin.${resource}=${id}`,
       ]);
+      // And as upstream's annotation (its AnnotationKey(prefix, "net-pci"), the names comma-separated), which
+      // runtimes without the CRI field (containerd < 1.7, CRI-O < 1.28) read.
+      expect(admission.response.annotations).toEqual({
+        'cdi.k8s.io/intel.com_net-pci': `k8s.device-plugin.${resource}=${id}`,
+      });
       expect(
         JSON.parse(readFileSync(join(devinfo, `intel.com-intel_sriov_dpdk-${id}-device.json`), 'utf8')),
       ).toEqual({ type: 'pci', version: '1.1.0', pci: { 'pci-address': id } });

@@ -76,11 +76,11 @@ describe('assignPools', () => {
     });
   });
 
-  it('ignores a second pool with the same resource name', () => {
+  it('ignores a second pool that --resource-prefix makes the same name', () => {
     const twice = sriovConfigSchema.parse({
       resourceList: [
         { resourceName: 'x', selectors: { drivers: ['vfio-pci'] } },
-        { resourceName: 'x', selectors: { drivers: ['iavf'] } },
+        { resourceName: 'x', resourcePrefix: 'intel.com', selectors: { drivers: ['iavf'] } },
       ],
     });
     const result = assignPools(scanOf(testVf()), twice, { defaultPrefix: 'intel.com' });

@@ -79,16 +79,15 @@ describe('pool resources', () => {
     };
     const signal = new AbortController().signal;
 
-    it('give one resource per pool, empty ones included', () => {
+    it('give one resource per pool, empty ones skipped (as upstream)', () => {
       const { set } = build();
       expect(set.resources.map((r) => [r.name, r.devices.map((d) => d.id)])).toEqual([
         ['intel.com/rdma', ['0000:d8:00.2']],
         ['intel.com/kernel', ['0000:3b:02.0', '0000:3b:02.1', '0000:3c:02.0']],
-        ['intel.com/empty', []],
       ]);
       expect(set.warnings).toEqual([
         '0000:3b:00.0: numa_node is not a number ("x"); topology unknown',
-        "intel.com/empty: no device matches the pool's selectors",
+        "intel.com/empty: no device matches the pool's selectors; not registered (as upstream)",
       ]);
       expect(set.excluded).toEqual([]);
     });

@@ -55,8 +55,8 @@ export function toPluginDevice(pool: SriovPool, member: PooledFunction): PluginD
 }
 
 /**
- * One resource per pool of the configuration (pools without devices are kept, so their resource stays
- * registered with none): Allocate answers as upstream does, writes
+ * One resource per pool of the configuration with devices (an empty pool is skipped, as upstream skips it):
+ * Allocate answers as upstream does, writes
  * each device's device-info file, and GetPreferredAllocation (every pool) keeps a request on the fewest NUMA
  * nodes and the closest PCIe paths, packed onto (or spread over) PFs as the pool's `pfAllocation` says.
  */
@@ -69,12 +69,17 @@ export function poolResources(
   const warnings = [...configWarnings(config, options.defaultPrefix), ...node.warnings];
   const resources: ResourceSpec<PooledFunction>[] = [];
   for (const { resourceName, pool, members } of assignment.pools) {
-    if (members.length === 0) warnings.push(`${resourceName}: no device matches the pool's selectors`);
+    if (members.length === 0) {
+      // Upstream creates no resource server for an empty pool; a device appearing later registers it here.
+      warnings.push(`${resourceName}: no device matches the pool's selectors; not registered (as upstream)`);
+      continue;
+    }
     const membersOf = (devices: readonly PluginDevice<PooledFunction>[]): PooledFunction[] =>
       devices.flatMap((device) => (device.payload !== undefined ? [device.payload] : []));
     resources.push({
       name: resourceName,
       devices: members.map((member) => toPluginDevice(pool, member)),
+      cdi: { annotation: cdiAnnotation(pool, options.defaultPrefix) },
       allocate: async ({ devices }) =>
         containerAllocation(resourceName, membersOf(devices), pool, {
           rdmaCharDevices: node.rdmaCharDevices,
@@ -109,4 +114,13 @@ export function poolResources(
     });
   }
   return { resources, excluded: assignment.excluded, warnings };
+}
+
+/**
+ * The annotation key upstream returns CDI names under with `--use-cdi` (`cdi.k8s.io/<prefix>_<kind>`: kind
+ * `net-pci` for netDevice pools, `net-accel` for accelerator pools), for runtimes that read no CDI field.
+ */
+export function cdiAnnotation(pool: SriovPool, defaultPrefix: string): string {
+  const kind = pool.deviceType === 'accelerator' ? 'net-accel' : 'net-pci';
+  return `cdi.k8s.io/${pool.resourcePrefix ?? defaultPrefix}_${kind}`;
 }

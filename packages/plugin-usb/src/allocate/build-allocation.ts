@@ -20,9 +20,13 @@ export function envPrefix(resource: string): string {
  * One container's allocation for the given devices (shares of one physical device count once): every selected
  * node as a DeviceSpec with the resource's permissions, path-group mounts, and comma-separated env variables
  * `<prefix>_IDS`, `_PORTS`, `_SERIALS`, `_BUS`, `_TTY`, `_HIDRAW`, `_VIDEO`, `_INPUT` (USB) or `_PATHS` (path
- * globs), each set only when non-empty.
+ * globs), each set only when non-empty; none with `envs: false` (started as generic-device-plugin, which sets none).
  */
-export function buildAllocation(resource: string, payloads: readonly DevicePayload[]): ContainerAllocation {
+export function buildAllocation(
+  resource: string,
+  payloads: readonly DevicePayload[],
+  options: { readonly envs?: boolean } = {},
+): ContainerAllocation {
   const devices = new Map<string, DeviceNode>();
   const mounts = new Map<string, DeviceMount>();
   const env = new Map<string, string[]>();
@@ -60,6 +64,9 @@ export function buildAllocation(resource: string, payloads: readonly DevicePaylo
     }
   }
   const prefix = envPrefix(resource);
-  const envs = Object.fromEntries([...env].map(([key, values]) => [`${prefix}_${key}`, values.join(',')]));
+  const envs =
+    options.envs === false
+      ? {}
+      : Object.fromEntries([...env].map(([key, values]) => [`${prefix}_${key}`, values.join(',')]));
   return { devices: [...devices.values()], mounts: [...mounts.values()], envs };
 }

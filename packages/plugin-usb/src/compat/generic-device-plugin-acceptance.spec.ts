@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DiscoverDocument } from '@kdp/core/plugin';
-import { runPluginCommand, startPluginRun } from '@kdp/core/testing';
+import { runPluginCommand, startPluginRun, writeKubeletCheckpoint } from '@kdp/core/testing';
 import { createKubeletSim } from '@kdp/kubelet-sim';
 import { createUsbPlugin } from '../plugin';
 import { addSampleMachine } from '../testing/sample-machine';
@@ -130,11 +131,11 @@ describe('drop-in for generic-device-plugin (published examples)', () => {
       [spec('/dev/snd/controlC0'), spec('/dev/snd/pcmC0D0c')],
       [spec('/dev/snd/controlC1', '/dev/snd/controlC0'), spec('/dev/snd/pcmC1D0c', '/dev/snd/pcmC0D0c')],
     ]);
-    // No mounts, as generic-device-plugin; its Allocate sets no variables, ours only add KDP_USB_* ones.
+    // No mounts and no variables, as generic-device-plugin (started as it: no KDP_USB_* either).
     const extras = doc.resources.flatMap((r) =>
       r.devices.flatMap((d) => [...d.mounts, ...Object.keys(d.envs)]),
     );
-    expect(extras.filter((extra) => typeof extra !== 'string' || !extra.startsWith('KDP_USB_'))).toEqual([]);
+    expect(extras).toEqual([]);
   });
 
   it("the README's flags: --device='{json}', a CH340 by USB IDs, --domain", async () => {
@@ -146,12 +147,100 @@ describe('drop-in for generic-device-plugin (published examples)', () => {
       'devic.es',
     ]);
     expect(doc.resources.map((r) => r.resourceName)).toEqual(['devic.es/video', 'devic.es/ch340']);
-    // generic-device-plugin hands over the bus node of the matched device, rw.
-    expect(resource(doc, 'devic.es/ch340')?.devices[0]?.deviceSpecs).toEqual(
-      expect.arrayContaining([
-        { containerPath: '/dev/bus/usb/001/004', hostPath: '/dev/bus/usb/001/004', permissions: 'rw' },
-      ]),
+    // generic-device-plugin hands over the bus node of the matched device, rw, and nothing else (no tty).
+    const ch340 = resource(doc, 'devic.es/ch340')?.devices[0];
+    expect(ch340?.deviceSpecs).toEqual([
+      { containerPath: '/dev/bus/usb/001/004', hostPath: '/dev/bus/usb/001/004', permissions: 'rw' },
+    ]);
+    expect(ch340?.envs).toEqual({});
+  });
+
+  it("the README's optional paths and a directory mountPath, as generic-device-plugin's path tests", async () => {
+    const doc = await discover([
+      // The README's (and config.go's) example of optional paths: /dev/ttyS0 is not on this node.
+      '--device',
+      '{"name": "serial", "groups": [{"paths": [{"path": "/dev/ttyS0", "optional": true}, {"path": "/dev/ttyUSB0", "optional": true}]}]}',
+      // path_test.go's "optional paths - all missing" (no device) and its directory mountPath (/dev/serial/).
+      '--device',
+      '{"name": "absent", "groups": [{"paths": [{"path": "/dev/ttyS0", "optional": true}, {"path": "/dev/ttyS1", "optional": true}]}]}',
+      '--device',
+      '{"name": "tty", "groups": [{"paths": [{"path": "/dev/ttyUSB*", "mountPath": "/dev/serial/"}]}]}',
+    ]);
+    expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.deviceSpecs)])).toEqual([
+      ['squat.ai/serial', [[spec('/dev/ttyUSB0')]]],
+      ['squat.ai/absent', []],
+      [
+        'squat.ai/tty',
+        ['ttyUSB0', 'ttyUSB1', 'ttyUSB2'].map((tty) => [spec(`/dev/${tty}`, `/dev/serial/${tty}`)]),
+      ],
+    ]);
+  });
+
+  it('serves health and metrics on :8080 with the DaemonSet args, as generic-device-plugin by default', async () => {
+    const dir = join(usb.sys.base, 'device-plugins');
+    mkdirSync(dir);
+    const run = startPluginRun(plugin, [...roots(), ...MANIFEST_ARGS, '--plugin-directory', dir], {
+      anchorRoot: anchorRoot(),
+    });
+    try {
+      // Port 8080 of this machine may be taken by another program: then the run fails naming it.
+      const served = await Promise.race([
+        run.waitForLog((line) => line['msg'] === 'serving /metrics, /healthz and /readyz'),
+        run.done.then(() => ({ url: run.stderr() })),
+      ]);
+      expect(String(served['url'])).toMatch(/:8080\b/);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  it("advertises generic-device-plugin's sha1 IDs, so a node's checkpoint written by it stays valid", async () => {
+    const dir = join(usb.sys.base, 'device-plugins');
+    mkdirSync(dir);
+    // generic-device-plugin's ID (deviceplugin/path.go): hex sha1 of the slot number, then each matched path.
+    const gdpId = (slot: number, ...paths: string[]): string => {
+      const hash = createHash('sha1').update(String(slot));
+      for (const path of paths) hash.update(path);
+      return hash.digest('hex');
+    };
+    const running = {
+      'squat.ai/serial': [gdpId(0, '/dev/ttyUSB1')],
+      'squat.ai/fuse': [gdpId(3, '/dev/fuse'), gdpId(7, '/dev/fuse')],
+      'squat.ai/capture': [gdpId(0, '/dev/snd/controlC1', '/dev/snd/pcmC1D0c')],
+    };
+    // The kubelet's checkpoint on a node where generic-device-plugin ran the DaemonSet, with pods running.
+    writeKubeletCheckpoint(
+      dir,
+      Object.entries(running).map(([resource, deviceIds], i) => ({
+        pod: `default/pod-${i}`,
+        resource,
+        deviceIds,
+      })),
+      running,
     );
+    const sim = await createKubeletSim({ dir });
+    const run = startPluginRun(
+      plugin,
+      [...roots(), ...MANIFEST_ARGS, '--plugin-directory', dir, '--listen', '127.0.0.1:0'],
+      { anchorRoot: anchorRoot() },
+    );
+    try {
+      // After the image swap every device the running pods hold is advertised again, healthy.
+      for (const [name, ids] of Object.entries(running))
+        await sim.until(name, (state) => ids.every((id) => state.healthy.includes(id)));
+      expect(sim.resource('squat.ai/fuse')?.capacity).toBe(10);
+    } finally {
+      expect(await run.stop()).toBe(0);
+      await sim.close();
+    }
+    // Our own command line (the same device in our --config) keeps our IDs.
+    const file = join(usb.sys.base, 'ours.yaml');
+    writeFileSync(
+      file,
+      'devices:\n  - name: fuse\n    groups:\n      - count: 2\n        paths:\n          - path: /dev/fuse\n',
+    );
+    const ours = await discover(['--config', file]);
+    expect(ours.resources.map((r) => r.devices.map((d) => d.id))).toEqual([['fuse#0', 'fuse#1']]);
   });
 
   it('its environment and default file: DOMAIN, LOG_LEVEL, /etc/generic-device-plugin/config.yaml; flags win', async () => {

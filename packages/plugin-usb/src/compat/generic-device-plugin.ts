@@ -21,6 +21,9 @@ export const GDP_DEFAULT_CONFIG_PATHS = [
   '/config.yml',
 ];
 
+/** generic-device-plugin's `--listen` default: health and metrics on every address, port 8080. */
+export const GDP_DEFAULT_LISTEN = ':8080';
+
 /** generic-device-plugin's rule for a device name (before its domain is prepended). */
 const DEVICE_NAME = /^[a-z0-9][-a-z0-9]*[a-z0-9]$/;
 
@@ -133,8 +136,10 @@ const gdpConfigFormat: CompatConfigFormat = {
  * our `devices` list; `--domain` our `domain`; `--listen`, `--plugin-directory`, `--log-level`, `--config` and
  * `--version` ours), the environment variables viper binds to them (DOMAIN, LISTEN, LOG_LEVEL,
  * PLUGIN_DIRECTORY, VERSION; DEVICE, which generic-device-plugin itself cannot decode, is refused), its default
- * configuration paths and file keys. Unlike generic-device-plugin, metrics are served only with `--listen` (or
- * `--metrics-address`), not on :8080 by default.
+ * configuration paths and file keys. Started as generic-device-plugin (invoked by its binary name, or one of
+ * its flags given), `serve` serves metrics on its default `--listen`, :8080 (its manifest's PodMonitor scrapes
+ * it), and its devices keep its IDs and Allocate answers (the `anchor` key); our own command line serves none
+ * without `--metrics-address` and keeps our IDs.
  */
 export const genericDevicePluginCompat: CompatLayer = {
   anchor: 'squat/generic-device-plugin 0.1',
@@ -169,4 +174,9 @@ export const genericDevicePluginCompat: CompatLayer = {
   },
   defaultConfigPaths: GDP_DEFAULT_CONFIG_PATHS,
   configFormat: gdpConfigFormat,
+  binaries: ['generic-device-plugin'],
+  asAnchor: (to) => {
+    to.flag('metrics-address', GDP_DEFAULT_LISTEN);
+    to.setConfig(['anchor'], 'generic-device-plugin');
+  },
 };

@@ -10,6 +10,8 @@ export interface PathSpec {
   readonly readOnly: boolean;
   /** How many times one match may be reused when other paths of the group match more (default 1). */
   readonly limit: number;
+  /** A path that matches nothing is left out of the group's devices rather than leaving the group without any. */
+  readonly optional: boolean;
 }
 
 /** A group of USB devices: every matching physical device becomes `count` advertised devices. */
@@ -26,6 +28,8 @@ export interface PathGroupSpec {
   readonly kind: 'paths';
   readonly paths: readonly PathSpec[];
   readonly count: number;
+  /** `gdp`: generic-device-plugin's IDs, sha1 of the slot and the matched paths (started as it). */
+  readonly ids: 'kdp' | 'gdp';
 }
 
 /** One advertised resource and the groups its devices come from. */
@@ -55,16 +59,19 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
         : {
             kind: 'paths',
             count: r.count,
+            ids: 'kdp',
             paths: (r.paths ?? []).map((path) => ({
               path,
               permissions: r.permissions,
               type: 'Device',
               readOnly: false,
               limit: 1,
+              optional: false,
             })),
           },
     ],
   }));
+  const asGdp = config.anchor === 'generic-device-plugin';
   const gdp = config.devices.map((device): ConfiguredResource => ({
     name: `${config.domain}/${device.name}`,
     groups: device.groups.map((group) =>
@@ -73,7 +80,8 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
             kind: 'usb',
             count: group.count ?? 1,
             permissions: 'rw',
-            nodes: ALL_NODES,
+            // generic-device-plugin hands over the bus node alone.
+            nodes: asGdp ? ['usb'] : ALL_NODES,
             rules: group.usb.map((u) => ({
               vendor: u.vendor,
               product: u.product,
@@ -84,6 +92,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
         : {
             kind: 'paths',
             count: group.count ?? 1,
+            ids: asGdp ? 'gdp' : 'kdp',
             paths: (group.paths ?? []).map((p) => ({
               path: p.path,
               ...(p.mountPath ? { mountPath: p.mountPath } : {}),
@@ -91,6 +100,7 @@ export function configuredResources(config: UsbConfig): ConfiguredResource[] {
               type: p.type ?? 'Device',
               readOnly: p.readOnly ?? false,
               limit: p.limit ?? 1,
+              optional: p.optional ?? false,
             })),
           },
     ),

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
 import {
   topologyPreferredAllocation,
   type AllocateContext,
@@ -176,14 +178,19 @@ function usbGroupDevices(
 
 /**
  * generic-device-plugin's zip: each path's matches repeated `limit` times; the group yields as many devices as
- * the longest natural match list, capped by the shortest reusable list.
+ * the longest natural match list, capped by the shortest reusable list. An optional path matching nothing is
+ * left out of the zip; a `mountPath` ending in `/` is a directory the match keeps its name in.
  */
 function pathGroupDevices(
   group: PathGroupSpec,
   globs: ReadonlyMap<string, readonly string[]>,
 ): PluginDevice<DevicePayload>[] {
-  const matches = group.paths.map((p) => globs.get(p.path) ?? []);
-  const reusable = matches.map((m, i) => Array.from({ length: group.paths[i]?.limit ?? 1 }, () => m).flat());
+  const present = group.paths.flatMap((spec) => {
+    const matches = globs.get(spec.path) ?? [];
+    return matches.length === 0 && spec.optional ? [] : [{ spec, matches }];
+  });
+  const matches = present.map((p) => p.matches);
+  const reusable = present.map(({ spec, matches: m }) => Array.from({ length: spec.limit }, () => m).flat());
   const length = Math.min(Math.max(0, ...matches.map((m) => m.length)), ...reusable.map((r) => r.length));
   // Reused matches (limit > 1) would repeat an ID: number them.
   const numbered = reusable.some((r, k) => r.length > (matches[k]?.length ?? 0));
@@ -192,14 +199,25 @@ function pathGroupDevices(
     const base = sanitizeIdPart(hostPaths.map((p) => p.replace(/^\/dev\//, '')).join('+'));
     const devices: DeviceNode[] = [];
     const mounts: DeviceMount[] = [];
-    group.paths.forEach((spec, k) => {
+    present.forEach(({ spec }, k) => {
       const hostPath = hostPaths[k] ?? '';
-      const containerPath = spec.mountPath ?? hostPath;
+      const mountPath = spec.mountPath ?? hostPath;
+      const containerPath = mountPath.endsWith('/') ? mountPath + posix.basename(hostPath) : mountPath;
       if (spec.type === 'Mount') mounts.push({ hostPath, containerPath, readOnly: spec.readOnly });
       else devices.push({ hostPath, containerPath, permissions: spec.permissions });
     });
     const payload: DevicePayload = { kind: 'paths', baseId: base, devices, mounts };
-    const ids = shareIds(numbered ? `${base}.${i}` : base, group.count);
+    const ids =
+      group.ids === 'gdp'
+        ? Array.from({ length: group.count }, (_, slot) => gdpDeviceId(slot, hostPaths))
+        : shareIds(numbered ? `${base}.${i}` : base, group.count);
     return ids.map((id) => ({ id, health: 'Healthy' as const, payload }));
   }).flat();
+}
+
+/** generic-device-plugin's ID of a path-group device: the hex sha1 of its slot number, then each matched path. */
+export function gdpDeviceId(slot: number, hostPaths: readonly string[]): string {
+  const hash = createHash('sha1').update(String(slot));
+  for (const path of hostPaths) hash.update(path);
+  return hash.digest('hex');
 }

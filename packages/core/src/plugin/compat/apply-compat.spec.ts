@@ -146,6 +146,40 @@ describe('applyCompat with several layers and repeatable flags', () => {
     expect(() => both(['-v=x'])).toThrow(/-v: "x" is not a boolean/);
   });
 
+  it("applies an anchor's own defaults when started as it (its binary, or its flags), below everything else", () => {
+    const anchored: CompatLayer = {
+      ...layer,
+      binaries: ['anchor-plugin'],
+      asAnchor: (to) => {
+        to.flag('metrics-address', ':8080');
+        to.setConfig(['ids'], 'anchor');
+      },
+    };
+    const start = (argv: readonly string[], invokedAs?: string, env: Record<string, string> = {}) =>
+      applyCompat({
+        layers: [anchored],
+        argv,
+        env,
+        ownFlag: (name) => (name === 'metrics-address' || name === 'config' ? true : undefined),
+        ownTakesValue: () => true,
+        ...(invokedAs !== undefined ? { invokedAs } : {}),
+      });
+    // Our own command line: none of it.
+    expect(start(['serve', '--config', '/a'])).toMatchObject({ serveArgv: [], patches: [], startedAs: [] });
+    expect(start(['serve'], 'other-plugin')).toMatchObject({ serveArgv: [], startedAs: [] });
+    // Invoked by its binary, or one of its flags given: its defaults, patches first so that flags win.
+    const byBinary = start(['serve'], 'anchor-plugin');
+    expect(byBinary).toMatchObject({
+      serveArgv: ['--metrics-address', ':8080'],
+      patches: [{ path: ['ids'], value: 'anchor', source: 'started as example/anchor v1' }],
+      startedAs: ['example/anchor v1'],
+    });
+    const byFlag = start(['--shared-dev-num', '2']);
+    expect(byFlag.patches.map((p) => p.source)).toEqual(['started as example/anchor v1', '--shared-dev-num']);
+    // Our explicit flag wins over the anchor's default.
+    expect(start(['--metrics-address', ':9100', '-use-cdi']).serveArgv).toEqual([]);
+  });
+
   it('collects a repeatable flag into one list that replaces the file’s', () => {
     const result = both(['-device', 'a', '--device=b', '-device', 'c']);
     expect(result.patches).toEqual([

@@ -29,6 +29,8 @@ export interface ApplyCompatOptions {
   readonly ownFlag: (name: string, value: string | undefined) => boolean | undefined;
   /** Whether one of our flags takes a value (`--config FILE`) rather than none (`--help`). */
   readonly ownTakesValue: (name: string) => boolean;
+  /** The binary's name as invoked (`generic-device-plugin`, a link in the image), when it is an anchor's. */
+  readonly invokedAs?: string;
 }
 
 /** The command line with every anchor flag and variable turned into our own flags and configuration keys. */
@@ -41,6 +43,10 @@ export interface CompatResult {
   readonly applied: readonly string[];
   /** Whether an anchor flag was on the command line (a command line without a command then means `serve`). */
   readonly anchorFlags: boolean;
+  /** Our flags the anchors' {@link CompatLayer.asAnchor} defaults set and nothing else did, for `serve` only. */
+  readonly serveArgv: readonly string[];
+  /** The anchors the process is started as (invoked by their binary, or their flags given). */
+  readonly startedAs: readonly string[];
 }
 
 interface Found {
@@ -155,6 +161,9 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
   const rest: string[] = [];
   const explicit = new Set<string>();
   let anchorFlags = false;
+  const started = new Set<CompatLayer>(
+    layers.filter((layer) => options.invokedAs !== undefined && layer.binaries?.includes(options.invokedAs)),
+  );
   const argv = options.argv;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
@@ -185,6 +194,7 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
       continue;
     }
     anchorFlags = true;
+    for (const { layer } of found) started.add(layer);
     let value: string;
     if (inline !== undefined) value = inline;
     else if (found[0]?.option.kind === 'boolean') value = 'true';
@@ -196,12 +206,62 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
     apply(found, `${dashes}${name}`, value, 1);
   }
 
+  return finish({ layers, started, explicit, set, rest, patches, applied, anchorFlags });
+}
+
+/** What {@link applyCompat} gathered, turned into its result. */
+function finish(gathered: {
+  readonly layers: readonly CompatLayer[];
+  readonly started: ReadonlySet<CompatLayer>;
+  readonly explicit: ReadonlySet<string>;
+  readonly set: ReadonlyMap<string, { value: string | undefined }>;
+  readonly rest: readonly string[];
+  readonly patches: readonly ConfigPatch[];
+  readonly applied: readonly string[];
+  readonly anchorFlags: boolean;
+}): CompatResult {
+  const { explicit, set } = gathered;
+  const startedAs = gathered.layers.filter((layer) => gathered.started.has(layer));
+  const defaults = anchorDefaults(startedAs, (name) => explicit.has(name) || set.has(name));
   const added: string[] = [];
   for (const [name, { value }] of set) {
     if (explicit.has(name)) continue;
     added.push(`--${name}`, ...(value === undefined ? [] : [value]));
   }
-  return { argv: [...added, ...rest], patches, applied, anchorFlags };
+  return {
+    argv: [...added, ...gathered.rest],
+    patches: [...defaults.patches, ...gathered.patches],
+    applied: [...gathered.applied, ...defaults.applied],
+    anchorFlags: gathered.anchorFlags,
+    serveArgv: defaults.serveArgv,
+    startedAs: startedAs.map((layer) => layer.anchor),
+  };
+}
+
+/**
+ * The {@link CompatLayer.asAnchor} defaults of the anchors the process is started as: configuration keys (to go
+ * before every other patch) and our flags that nothing sets (`isSet`), for `serve`.
+ */
+function anchorDefaults(
+  layers: readonly CompatLayer[],
+  isSet: (name: string) => boolean,
+): { patches: ConfigPatch[]; serveArgv: string[]; applied: string[] } {
+  const patches: ConfigPatch[] = [];
+  const serveArgv: string[] = [];
+  const applied: string[] = [];
+  for (const layer of layers) {
+    if (layer.asAnchor === undefined) continue;
+    const source = `started as ${layer.anchor}`;
+    layer.asAnchor({
+      flag: (name, value) => {
+        if (!isSet(name)) serveArgv.push(`--${name}`, ...(value === undefined ? [] : [value]));
+      },
+      setConfig: (path, value) => patches.push({ path, value, source }),
+      appendConfig: (path, value) => patches.push({ path, value: [value], source }),
+    });
+    applied.push(`${source}: its defaults apply where no flag or variable sets them`);
+  }
+  return { patches, serveArgv, applied };
 }
 
 /** Sets the configuration keys of `patches` in a copy of a configuration input (objects created on the way). */

@@ -63,6 +63,14 @@ export interface CompatLayer {
   readonly defaultConfigPaths?: readonly string[];
   /** The anchor's configuration file format. */
   readonly configFormat?: CompatConfigFormat;
+  /** The anchor's binary names (links to the entry in the image): invoked by one, the process is started as the anchor. */
+  readonly binaries?: readonly string[];
+  /**
+   * The anchor's own defaults where ours differ (its device IDs, its metrics port), applied when the process is
+   * started as the anchor (invoked by one of its `binaries`, or one of its flags given) before anything
+   * else, so that its flags and variables win; flags it sets apply to `serve` only.
+   */
+  readonly asAnchor?: (to: CompatTarget) => void;
 }
 
 /** Whether an option is refused. */
