@@ -24,6 +24,8 @@ export interface DraApiServerConnection {
   readonly token?: string;
   /** PEM of the CA that signed an `https` server's certificate (as a kubeconfig's `certificate-authority-data`, decoded). */
   readonly caData?: string;
+  /** The resource.k8s.io version to read claims and delete slices through; default `v1` (the fields read are the same in v1beta1 and v1beta2). */
+  readonly resourceApiVersion?: 'v1' | 'v1beta2' | 'v1beta1';
 }
 
 /** An API error with its HTTP code and the `Status` message. */
@@ -81,6 +83,7 @@ function sendRequest(
 /** Creates the client over `node:http` / `node:https`. */
 export function createDraApiClient(connection: DraApiServerConnection): DraApiClient {
   const base = connection.url.replace(/\/+$/, '');
+  const group = `/apis/resource.k8s.io/${connection.resourceApiVersion ?? 'v1'}`;
   const request = async (method: string, path: string): Promise<unknown> => {
     const response = await sendRequest(connection, method, `${base}${path}`);
     const { text } = response;
@@ -103,7 +106,7 @@ export function createDraApiClient(connection: DraApiServerConnection): DraApiCl
     getClaim: async (namespace, name) =>
       (await request(
         'GET',
-        `/apis/resource.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`,
+        `${group}/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`,
       )) as ResourceClaimObject,
     getNode: (name) => request('GET', `/api/v1/nodes/${encodeURIComponent(name)}`),
     deleteSlices: async (node, driver) => {
@@ -113,7 +116,7 @@ export function createDraApiClient(connection: DraApiServerConnection): DraApiCl
       ].join(',');
       const body = (await request(
         'DELETE',
-        `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(selector)}`,
+        `${group}/resourceslices?fieldSelector=${encodeURIComponent(selector)}`,
       )) as { items?: unknown[] } | undefined;
       return body?.items?.length ?? 0;
     },
