@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { deployDir, repoRoot } from './deploy-dir';
 import { helmTemplate, runHelm } from './helm-template';
-import { singlePlugins } from './kdp-plugins';
+import { draVariants, singlePlugins } from './kdp-plugins';
 import { objectId, type KubeObject } from './kube-object';
 import { kustomizeBuild } from './kustomize-build';
 import { draProfileRules, profileRules } from './profile-rules';
@@ -36,15 +36,15 @@ const cases: Case[] = [
     values: { namespace: { create: true }, allInOne: { enabled: true } },
     kustomize: { dir: 'device-plugins' },
   },
-  ...['gpu', 'usb'].map((name) => ({
-    name: `DRA ${name}`,
+  ...draVariants.map((variant) => ({
+    name: `DRA ${variant.plugin.name}`,
     values: {
       namespace: { create: true },
       plugins: off,
       monitor: { enabled: false },
-      dra: { [name]: { enabled: true } },
+      dra: { [variant.drivers.length > 1 ? 'allInOne' : variant.plugin.name]: { enabled: true } },
     },
-    kustomize: { dir: `dra/${name}` },
+    kustomize: { dir: variant.dir },
   })),
   {
     name: 'CDI',
@@ -74,6 +74,14 @@ const cases: Case[] = [
   {
     name: 'all-in-one beside the GPU DRA driver',
     values: { allInOne: { enabled: true }, dra: { gpu: { enabled: true } } },
+  },
+  {
+    name: 'every plugin in both modes, and the all-in-one drivers',
+    values: {
+      dra: Object.fromEntries(
+        [...singlePlugins.map((plugin) => plugin.name), 'allInOne'].map((name) => [name, { enabled: true }]),
+      ),
+    },
   },
   {
     name: 'per-node config, scheduling and image values',
@@ -220,7 +228,7 @@ describe('deploy/helm/kdp with the pinned helm', () => {
     }
   });
 
-  it('keeps the device plugins off the nodes labelled for a DRA driver that is on (one mode per node)', () => {
+  it('keeps the all-in-one device plugin off the nodes labelled for any DRA driver (one mode per node)', () => {
     const allInOne = objectsOf('all-in-one beside the GPU DRA driver').find(
       (o) => o.kind === 'DaemonSet' && o.metadata.name === 'kdp-device-plugins',
     ) as KubeObject;
@@ -229,12 +237,25 @@ describe('deploy/helm/kdp with the pinned helm', () => {
     ]['nodeSelectorTerms'] as Mapping[];
     expect(terms.length).toBeGreaterThan(1);
     for (const term of terms)
-      expect(term['matchExpressions']).toContainEqual({
-        key: 'kdp.dev/gpu.mode',
-        operator: 'NotIn',
-        values: ['dra'],
-      });
-    expect(JSON.stringify(terms)).not.toContain('kdp.dev/usb.mode');
+      for (const name of [...singlePlugins.map((plugin) => plugin.name), 'device-plugins'])
+        expect(term['matchExpressions']).toContainEqual({
+          key: `kdp.dev/${name}.mode`,
+          operator: 'NotIn',
+          values: ['dra'],
+        });
+  });
+
+  it('renders each DRA DaemonSet beside its device plugin when both are on, each DeviceClass once', () => {
+    const objects = objectsOf('every plugin in both modes, and the all-in-one drivers');
+    const daemonSets = objects.filter((o) => o.kind === 'DaemonSet').map((o) => o.metadata.name);
+    expect(daemonSets).toEqual(
+      expect.arrayContaining([
+        ...singlePlugins.map((plugin) => plugin.binary),
+        ...draVariants.map((variant) => variant.daemonSet),
+      ]),
+    );
+    const classes = objects.filter((o) => o.kind === 'DeviceClass');
+    expect(classes.map((o) => o.metadata.name)).toContain('fpga.kdp.dev');
   });
 
   it('applies the values: image, tolerations, nodeSelector, per-node config, an existing ConfigMap', () => {

@@ -85,13 +85,53 @@ export const placements: readonly PluginPlacement[] = [
   },
 ];
 
-/** One required node-affinity term: a single `key In [true]` expression. */
-export interface PlacementTerm {
-  readonly matchExpressions: readonly [{ key: string; operator: 'In'; values: ['true'] }];
+/** One expression of a required node-affinity term. */
+export interface PlacementExpression {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn';
+  readonly values: readonly string[];
 }
 
-const term = (key: string): PlacementTerm => ({
-  matchExpressions: [{ key, operator: 'In', values: ['true'] }],
+/** One required node-affinity term (all its expressions must match). */
+export interface PlacementTerm {
+  readonly matchExpressions: readonly PlacementExpression[];
+}
+
+/** The name of the all-in-one, whose DRA DaemonSet a node chooses with `kdp.dev/device-plugins.mode=dra`. */
+const ALL_IN_ONE = 'device-plugins';
+
+/** The node label that switches a node to the DRA driver of a DaemonSet family: `kdp.dev/<name>.mode=dra`. */
+export function draModeLabel(name: string): string {
+  return `kdp.dev/${name}.mode`;
+}
+
+const mode = (name: string, operator: 'In' | 'NotIn'): PlacementExpression => ({
+  key: draModeLabel(name),
+  operator,
+  values: ['dra'],
+});
+
+/**
+ * What keeps a device plugin serving these plugins off the nodes switched to DRA: `kdp.dev/<plugin>.mode NotIn
+ * [dra]` for each, and the all-in-one's (whose DRA DaemonSet serves every plugin).
+ */
+export function offDraExpressions(served: readonly string[]): PlacementExpression[] {
+  return [...served, ALL_IN_ONE]
+    .filter((name, index, all) => all.indexOf(name) === index)
+    .map((name) => mode(name, 'NotIn'));
+}
+
+/**
+ * The node affinity of a DRA DaemonSet: the node labelled `kdp.dev/<name>.mode=dra`; a single plugin's also not
+ * labelled for the all-in-one's drivers, which serve the same devices.
+ */
+export function draPlacementTerms(name: string): PlacementTerm[] {
+  const expressions = [mode(name, 'In'), ...(name === ALL_IN_ONE ? [] : [mode(ALL_IN_ONE, 'NotIn')])];
+  return [{ matchExpressions: expressions }];
+}
+
+const term = (key: string, served: readonly string[]): PlacementTerm => ({
+  matchExpressions: [{ key, operator: 'In', values: ['true'] }, ...offDraExpressions(served)],
 });
 
 /** The NFD labels of a placement, in order: PCI class/vendor, then the other features. */
@@ -102,9 +142,13 @@ export function nfdLabels(placement: PluginPlacement): string[] {
   ];
 }
 
-/** The node-affinity terms of a DaemonSet serving these placements (any may match), then `kdp.dev/<name>.present`. */
+/**
+ * The node-affinity terms of a device-plugin DaemonSet serving these placements (any may match), then
+ * `kdp.dev/<name>.present`; each term keeps it off the nodes switched to DRA for any plugin it serves.
+ */
 export function placementTerms(optIn: string, of: readonly PluginPlacement[]): PlacementTerm[] {
-  return [...of.flatMap(nfdLabels).map(term), term(`kdp.dev/${optIn}.present`)];
+  const served = of.map((placement) => placement.plugin);
+  return [...of.flatMap(nfdLabels), `kdp.dev/${optIn}.present`].map((key) => term(key, served));
 }
 
 /** A toleration as the DaemonSets write it. */

@@ -78,29 +78,30 @@ export const kustomizations: readonly string[] = [
   'overlays/all-metrics',
 ];
 
-/** One plugin served as a DRA driver (`serve --mode dra`): deploy/dra/<name>, its DaemonSet and driver name. */
+/** A plugin DaemonSet run as DRA drivers (`serve --mode dra`): deploy/dra/<name>, its DaemonSet and driver names. */
 export interface DraVariant {
-  /** The plugin served (its binary, image, port, memory and ConfigMap are the device plugin's). */
+  /** The plugin served (its binary, image, port, memory and ConfigMaps are the device plugin's). */
   readonly plugin: DeployedPlugin;
-  /** The DaemonSet, container and service-account name (`gpu-dra-driver`). */
+  /** The DaemonSet, container and service-account name (`gpu-dra-driver`, `kdp-dra-drivers`). */
   readonly daemonSet: string;
-  /** The DRA driver name (`gpu.kdp.dev`). */
-  readonly driver: string;
+  /** The DRA driver names it serves (`gpu.kdp.dev`; the all-in-one's five). */
+  readonly drivers: readonly string[];
   /** The kustomization directory relative to deploy/ (`dra/gpu`). */
   readonly dir: string;
+  /** On the host network (SR-IOV, and the all-in-one serving it): its metrics port is the node's, so no surge. */
+  readonly hostNetwork: boolean;
 }
 
 const draVariant = (plugin: DeployedPlugin): DraVariant => ({
   plugin,
-  daemonSet: `${plugin.name}-dra-driver`,
-  driver: `${plugin.name}.kdp.dev`,
+  daemonSet: plugin === allInOne ? 'kdp-dra-drivers' : `${plugin.name}-dra-driver`,
+  drivers: (plugin === allInOne ? singlePlugins : [plugin]).map((served) => `${served.name}.kdp.dev`),
   dir: `dra/${plugin.name}`,
+  hostNetwork: plugin.name === 'sriov' || plugin === allInOne,
 });
 
-/** The DRA variants deploy/dra ships: the GPU and USB plugins (the drivers tested against kubelet-sim). */
-export const draVariants: readonly DraVariant[] = singlePlugins
-  .filter((plugin) => plugin.name === 'gpu' || plugin.name === 'usb')
-  .map(draVariant);
+/** The DRA variants deploy/dra ships: each plugin as its DRA driver, and the all-in-one as all five. */
+export const draVariants: readonly DraVariant[] = deployedPlugins.map(draVariant);
 
 /** The build each Component is rendered over in the tests (kubectl renders no Component alone). */
 export const componentHosts: Readonly<Record<string, string>> = {

@@ -1,11 +1,15 @@
 import { join } from 'node:path';
 import { deployDir } from './deploy-dir';
+import { draPlacementTerms, offDraExpressions } from './device-placement';
 import {
+  allInOne,
   componentHosts,
   deployedPlugins,
   draVariants,
   kustomizations,
+  singlePlugins,
   type DeployedPlugin,
+  type DraVariant,
 } from './kdp-plugins';
 import type { KubeObject } from './kube-object';
 import { kustomizeBuild } from './kustomize-build';
@@ -103,14 +107,19 @@ export function pluginDaemonSets(): { dir: string; plugin: string; object: KubeO
   );
 }
 
-/** `kdp.dev/<plugin>.mode NotIn [dra]`: one mode per node, a device plugin stays off its DRA driver's nodes. */
-function isOffDra(expression: { key: string; operator: string; values?: string[] }): boolean {
-  return (
-    /^kdp\.dev\/[a-z]+\.mode$/.test(expression.key) &&
-    expression.operator === 'NotIn' &&
-    JSON.stringify(expression.values) === '["dra"]'
-  );
+/** The DRA variant a DaemonSet is, by its name. */
+function draVariantOf(daemonSet: KubeObject): DraVariant | undefined {
+  return draVariants.find((variant) => variant.daemonSet === daemonSet.metadata.name);
 }
+
+/** The `kdp.dev/<plugin>.mode NotIn [dra]` expressions that keep a device plugin off nodes switched to DRA. */
+function offDraOf(daemonSet: KubeObject): string[] {
+  const plugin = deployedOf(daemonSet);
+  const served = plugin === allInOne ? singlePlugins : plugin === undefined ? [] : [plugin];
+  return offDraExpressions(served.map((p) => p.name)).map((expression) => JSON.stringify(expression));
+}
+
+const isModeLabel = (key: string): boolean => /^kdp\.dev\/[a-z-]+\.mode$/.test(key);
 
 /** Memory quantities in bytes (Ki, Mi, Gi, or plain bytes). */
 export function memoryBytes(quantity: string | undefined): number {
@@ -364,13 +373,16 @@ export const profileRules: readonly ProfileRule[] = [
     },
   },
   {
-    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label (and off kdp.dev/<plugin>.mode=dra nodes)',
+    name: 'placed by NFD labels or the opt-in kdp.dev/<plugin>.present=true label, every term off the nodes switched to DRA',
     check: (ds) => {
       const terms = nodeSelectorTerms(ds);
       const optIn = `kdp.dev/${pluginOf(ds)}.present`;
+      const offDra = offDraOf(ds);
       const problems: string[] = [];
       const hasOptIn = terms.some((term) => {
-        const expressions = (term.matchExpressions ?? []).filter((expression) => !isOffDra(expression));
+        const expressions = (term.matchExpressions ?? []).filter(
+          (expression) => !isModeLabel(expression.key),
+        );
         return (
           expressions.length === 1 &&
           expressions[0]?.key === optIn &&
@@ -379,17 +391,24 @@ export const profileRules: readonly ProfileRule[] = [
         );
       });
       if (!hasOptIn) problems.push(`no node selector term that is exactly ${optIn}=true`);
-      for (const term of terms) {
+      terms.forEach((term, i) => {
+        const modes = (term.matchExpressions ?? [])
+          .filter((expression) => isModeLabel(expression.key))
+          .map(({ key, operator, values }) => JSON.stringify({ key, operator, values }));
+        if (JSON.stringify([...modes].sort()) !== JSON.stringify([...offDra].sort()))
+          problems.push(
+            `term ${i} must hold exactly ${offDra.join(', ')} (one mode per node), holds ${modes.join(', ')}`,
+          );
         for (const expression of term.matchExpressions ?? []) {
           if (
             expression.key !== optIn &&
-            !isOffDra(expression) &&
+            !isModeLabel(expression.key) &&
             !expression.key.startsWith('feature.node.kubernetes.io/')
           ) {
             problems.push(`node selector key ${expression.key} is neither NFD's nor the opt-in label`);
           }
         }
-      }
+      });
       return problems;
     },
   },
@@ -455,25 +474,52 @@ const draReplacements: Record<string, ProfileRule> = {
     check: (ds) => hostPathProblems(ds, draHostPathPolicy, [...DRA_KUBELET_DIRS, '/var/run/cdi']),
   },
   'placed by NFD labels': {
-    name: 'placed only on nodes labelled kdp.dev/<plugin>.mode=dra (one mode per node)',
+    name: 'placed only on nodes labelled kdp.dev/<plugin>.mode=dra (one mode per node, one driver per device)',
     check: (ds) => {
-      const terms = nodeSelectorTerms(ds);
-      const key = `kdp.dev/${pluginOf(ds)}.mode`;
-      const ok =
-        terms.length === 1 &&
-        terms[0]?.matchExpressions?.length === 1 &&
-        terms[0].matchExpressions[0]?.key === key &&
-        terms[0].matchExpressions[0].operator === 'In' &&
-        JSON.stringify(terms[0].matchExpressions[0].values) === '["dra"]';
-      return ok ? [] : [`the node affinity must be exactly one term ${key} In [dra]`];
+      const expected = draPlacementTerms(pluginOf(ds));
+      return JSON.stringify(nodeSelectorTerms(ds)) === JSON.stringify(expected)
+        ? []
+        : [`the node affinity must be exactly ${JSON.stringify(expected)}`];
+    },
+  },
+  'metrics port published': {
+    name: 'metrics port not published on the node (a hostPort keeps the rollout’s second pod off it), unless on the host network',
+    check: (ds) => {
+      const hostNetwork = draVariantOf(ds)?.hostNetwork ?? false;
+      const problems =
+        (podSpec(ds)['hostNetwork'] === true) === hostNetwork
+          ? []
+          : [`hostNetwork must be ${String(hostNetwork)}`];
+      return [
+        ...problems,
+        ...each((c) => {
+          const entry = c.ports?.find((p) => p.name === 'metrics');
+          if (entry === undefined || hostNetwork) return [];
+          return entry.hostPort === undefined ? [] : [`container port "metrics" must have no hostPort`];
+        })(ds),
+      ];
+    },
+  },
+  'RollingUpdate, maxUnavailable 1': {
+    name: 'RollingUpdate with maxSurge 1 and maxUnavailable 0 (old and new driver overlap); on the host network maxSurge 0, maxUnavailable 1',
+    check: (ds) => {
+      const strategy = (ds['spec'] as Mapping)['updateStrategy'] as
+        { type?: string; rollingUpdate?: { maxUnavailable?: unknown; maxSurge?: unknown } } | undefined;
+      const [surge, unavailable] = draVariantOf(ds)?.hostNetwork === true ? [0, 1] : [1, 0];
+      return strategy?.type === 'RollingUpdate' &&
+        strategy.rollingUpdate?.maxSurge === surge &&
+        strategy.rollingUpdate.maxUnavailable === unavailable
+        ? []
+        : [`updateStrategy must be RollingUpdate with maxSurge ${surge} and maxUnavailable ${unavailable}`];
     },
   },
 };
 
 /**
- * The profile of the DRA variants (deploy/dra): kdp's DaemonSet profile with three rules replaced (deploy/README.md,
- * "DRA"): a token is mounted, the kubelet's plugins_registry and plugins directories replace device-plugins, and
- * the opt-in label kdp.dev/<plugin>.mode=dra replaces the NFD placement. Every other rule holds unchanged.
+ * The profile of the DRA variants (deploy/dra): kdp's DaemonSet profile with five rules replaced (deploy/README.md,
+ * "DRA"): a token is mounted, the kubelet's plugins_registry and plugins directories replace device-plugins, the
+ * label kdp.dev/<plugin>.mode=dra replaces the NFD placement, and the metrics port stays off the node so that the
+ * rollout surges (maxSurge 1) unless the pod is on the host network. Every other rule holds unchanged.
  */
 export const draProfileRules: readonly ProfileRule[] = profileRules.map(
   (rule) => Object.entries(draReplacements).find(([prefix]) => rule.name.startsWith(prefix))?.[1] ?? rule,

@@ -1,4 +1,5 @@
 import type { Clock, Logger } from '@kdp/base';
+import { createKubeClient } from '@kdp/core';
 import type { AnyResourceDeclaration, ContainerAllocation, KubeApiAccess, PluginDevice } from '@kdp/core';
 import type { ResourceHost } from '@kdp/core/plugin';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './claim-preparer';
@@ -6,6 +7,7 @@ import { createKubeClaimReader } from './claim-reader';
 import { createDraPlugin, type DraPlugin, type DraPluginEvent } from './dra-plugin';
 import { deviceEdits, draPoolName, envEdits, toSliceDevice } from './dra-serve-mode-devices';
 import type { DeviceHealthReport, HealthSource } from './health-service';
+import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SliceDevice } from './pool-slices';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
@@ -87,8 +89,15 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
     name,
     host: pools.host,
     async start() {
+      // One resource.k8s.io version for slices and claims, logged when the publisher first lists.
+      const discovery = createResourceApiDiscovery({
+        client: createKubeClient({ access }),
+        purpose: `DRA driver ${name}`,
+        logger,
+      });
       publisher = createSlicePublisher({
         access,
+        discovery,
         driverName: name,
         nodeName,
         pools: pools.slices(),
@@ -103,7 +112,7 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         driverName: name,
         nodeName,
         driver: { prepare: (input) => prepareClaim(input, pools.byPool, name, options.signal, logger) },
-        claims: createKubeClaimReader({ access }),
+        claims: createKubeClaimReader({ access, discovery }),
         pluginsRegistryDir: options.pluginsRegistryDir,
         draPluginsDir: options.draPluginsDir,
         podUid: options.podUid,

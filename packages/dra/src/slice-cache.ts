@@ -1,11 +1,15 @@
 import type { Clock, LifecycleLogger } from '@kdp/base';
 import type { KubeClient, KubeWatch, KubeWatchEvent } from '@kdp/core';
 import { messageOf } from './message-of';
-import { asSlice, SLICES_PATH, type SliceObject } from './slice-object';
+import { isNotFound, type ResourceApiDiscovery, type ResourceApiVersion } from './resource-api-discovery';
+import { asSlice, slicesPath, type SliceObject } from './slice-object';
+import { fromVersionSlice } from './slice-version';
 
 /** Options of {@link createSliceCache}. */
 export interface SliceCacheOptions {
   readonly client: KubeClient;
+  /** The `resource.k8s.io` version to list and watch in. */
+  readonly discovery: ResourceApiDiscovery;
   readonly driverName: string;
   readonly nodeName: string;
   /** The API server ends each watch after this long (then the slices are listed again). */
@@ -27,13 +31,18 @@ export interface SliceCache {
   needsList(): boolean;
   /** Marks the cache stale: a write met a newer or a deleted object. */
   invalidate(): void;
-  /** Reads the Node's UID and lists the slices, then watches from the list's resourceVersion. */
+  /**
+   * Reads the Node's UID and lists the slices, then watches from the list's resourceVersion. A 404 for the list
+   * discovers the `resource.k8s.io` version again and, when it changed, lists in the new one.
+   */
   list(): Promise<void>;
+  /** The version the slices were listed in (and are written in); undefined before the first list. */
+  version(): ResourceApiVersion | undefined;
   /** The Node's UID, once listed: the owner of every slice. */
   nodeUid(): string | undefined;
   /** The cached slices. */
   slices(): SliceObject[];
-  /** Caches a slice the API server answered a write with. */
+  /** Caches a slice the API server answered a write with (in {@link SliceCache.version}). */
   remember(stored: unknown): void;
   /** Drops a deleted slice. */
   forget(name: string): void;
@@ -41,12 +50,16 @@ export interface SliceCache {
   stop(): void;
 }
 
-/** Lists and watches one driver's ResourceSlices of one node (field selector) and caches them by name. */
+/**
+ * Lists and watches one driver's ResourceSlices of one node (field selector) and caches them by name, in the
+ * internal `resource.k8s.io/v1` shape whatever version the API server serves.
+ */
 export function createSliceCache(options: SliceCacheOptions): SliceCache {
   const { client, driverName, nodeName, clock, logger } = options;
   const selector = encodeURIComponent(`spec.nodeName=${nodeName},spec.driver=${driverName}`);
   const cache = new Map<string, SliceObject>();
   let nodeUid: string | undefined;
+  let version: ResourceApiVersion | undefined;
   let needList = true;
   let stopped = false;
   let watch: KubeWatch | undefined;
@@ -59,7 +72,7 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
       watch?.stop();
       return;
     }
-    const slice = asSlice(event.object);
+    const slice = read(event.object);
     if (slice === undefined) return;
     if (event.type === 'BOOKMARK') return;
     const cached = cache.get(slice.metadata.name);
@@ -74,11 +87,37 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
     options.onChange();
   };
 
+  /** `value` as a cached slice, converted from the version listed in. */
+  const read = (value: unknown): SliceObject | undefined => {
+    const slice = asSlice(value);
+    return slice === undefined || version === undefined ? slice : fromVersionSlice(slice, version);
+  };
+
+  /** Lists the slices in the version in use; after a 404 once more in the version discovered again. */
+  const listSlices = async (): Promise<{
+    items: readonly unknown[];
+    resourceVersion?: string | undefined;
+  }> => {
+    const current = await options.discovery.version();
+    try {
+      const answer = await client.list(`${slicesPath(current)}?fieldSelector=${selector}`);
+      version = current;
+      return answer;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      const next = await options.discovery.rediscover();
+      if (next === current) throw error;
+      const answer = await client.list(`${slicesPath(next)}?fieldSelector=${selector}`);
+      version = next;
+      return answer;
+    }
+  };
+
   const startWatch = (resourceVersion: string): void => {
     watch?.stop();
     const startedAt = clock.now();
     const current = client.watch(
-      `${SLICES_PATH}?fieldSelector=${selector}&resourceVersion=${encodeURIComponent(resourceVersion)}` +
+      `${slicesPath(version ?? 'v1')}?fieldSelector=${selector}&resourceVersion=${encodeURIComponent(resourceVersion)}` +
         `&allowWatchBookmarks=true&timeoutSeconds=${options.watchTimeoutSeconds}`,
       onWatchEvent,
     );
@@ -110,19 +149,20 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
       const uid = node?.metadata?.uid;
       if (typeof uid !== 'string') throw new Error(`node ${nodeName} has no uid`);
       nodeUid = uid;
-      const answer = await client.list(`${SLICES_PATH}?fieldSelector=${selector}`);
+      const answer = await listSlices();
       cache.clear();
       for (const item of answer.items) {
-        const slice = asSlice(item);
+        const slice = read(item);
         if (slice !== undefined) cache.set(slice.metadata.name, slice);
       }
       needList = false;
       if (!stopped) startWatch(answer.resourceVersion ?? '0');
     },
     nodeUid: () => nodeUid,
+    version: () => version,
     slices: () => [...cache.values()],
     remember(stored) {
-      const slice = asSlice(stored);
+      const slice = read(stored);
       if (slice !== undefined) cache.set(slice.metadata.name, slice);
     },
     forget(name) {

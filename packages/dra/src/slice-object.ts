@@ -1,7 +1,11 @@
-/** The collection path of `resource.k8s.io/v1` ResourceSlices. */
-export const SLICES_PATH = '/apis/resource.k8s.io/v1/resourceslices';
+import type { ResourceApiVersion } from './resource-api-discovery';
 
-/** The `resource.k8s.io/v1` ResourceSlice fields the publisher reads and writes. */
+/** The collection path of ResourceSlices in `version`. */
+export function slicesPath(version: ResourceApiVersion): string {
+  return `/apis/resource.k8s.io/${version}/resourceslices`;
+}
+
+/** The ResourceSlice fields the publisher reads and writes, in the internal `resource.k8s.io/v1` shape. */
 export interface SliceObject {
   apiVersion?: string;
   kind?: string;
@@ -27,7 +31,7 @@ export function asSlice(value: unknown): SliceObject | undefined {
   return object as SliceObject;
 }
 
-/** The path of one slice. */
-export function slicePath(name: string): string {
-  return `${SLICES_PATH}/${encodeURIComponent(name)}`;
+/** The path of one slice in `version`. */
+export function slicePath(version: ResourceApiVersion, name: string): string {
+  return `${slicesPath(version)}/${encodeURIComponent(name)}`;
 }

@@ -18,7 +18,10 @@ export type SlicePublisherEvent =
       readonly deleted: number;
     }
   | {
-      /** The API server refused a pool's slices (422): not retried until that pool's devices change. */
+      /**
+       * The API server refused a pool's slices (422), or they use a field its `resource.k8s.io` version lacks: not
+       * retried until that pool's devices (or the version) change.
+       */
       readonly type: 'rejected';
       readonly pool: string;
       readonly message: string;

@@ -4,6 +4,11 @@ import { toDesiredPools, type DesiredPool } from './desired-pools';
 import { messageOf } from './message-of';
 import { MAX_DEVICES_PER_SLICE, type SlicePools } from './pool-slices';
 import { createPublishLoop } from './publish-loop';
+import {
+  createResourceApiDiscovery,
+  type ResourceApiDiscovery,
+  type ResourceApiVersion,
+} from './resource-api-discovery';
 import { createSliceCache } from './slice-cache';
 import type { SliceObject } from './slice-object';
 import type { SlicePublisherEvent } from './slice-publisher-event';
@@ -23,6 +28,8 @@ export interface SlicePublisherOptions {
   readonly driverName: string;
   /** This node: `spec.nodeName` and the owner of every slice. */
   readonly nodeName: string;
+  /** The `resource.k8s.io` version, shared with the claim reader; default one of its own, logged to `logger`. */
+  readonly discovery?: ResourceApiDiscovery | undefined;
   /**
    * The initial device model. Without it nothing is written (slices left by a previous run stay) until the first
    * {@link SlicePublisher.update}.
@@ -67,7 +74,8 @@ export interface SlicePublisher {
 }
 
 /**
- * Publishes a node's device model as `resource.k8s.io/v1` ResourceSlices of one driver: one pool per resource,
+ * Publishes a node's device model as ResourceSlices of one driver, in the `resource.k8s.io` version the API server
+ * serves (discovery: v1, else v1beta2, else v1beta1; again after a 404 for it): one pool per resource,
  * at most 128 devices per slice (split by name), `pool.generation` bumped on every content change and
  * `resourceSliceCount`, an owner reference to the Node, `generateName` names. It lists the driver's slices on the
  * node (field selector), watches them and re-publishes what someone else deleted (the kubelet wipes a node's
@@ -85,12 +93,17 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
   const backoff = options.backoff ?? createBackoff({ initialMs: 200, maxMs: 30_000 });
   const client = createKubeClient({ access: options.access, timeoutMs: options.requestTimeoutMs });
   const history: PoolHistory = { lastGeneration: new Map(), rejected: new Map() };
+  const discovery =
+    options.discovery ??
+    createResourceApiDiscovery({ client, purpose: `ResourceSlices of ${driverName}`, logger });
+  let writtenVersion: ResourceApiVersion | undefined;
   let desired: Map<string, DesiredPool> | undefined =
     options.pools === undefined ? undefined : toDesiredPools(options.pools, maxPerSlice);
   let stopped = false;
 
   const cache = createSliceCache({
     client,
+    discovery,
     driverName,
     nodeName,
     watchTimeoutSeconds: options.watchTimeoutSeconds ?? 300,
@@ -115,6 +128,9 @@ export function createSlicePublisher(options: SlicePublisherOptions): SlicePubli
   const reconcile = async (): Promise<void> => {
     if (cache.needsList()) await cache.list();
     if (desired === undefined) return;
+    // Content refused for a field the old version lacked is tried again in another one.
+    if (cache.version() !== writtenVersion) history.rejected.clear();
+    writtenVersion = cache.version();
     const byPool = slicesByPool(cache.slices());
     const context = syncContext();
     let failure: unknown;

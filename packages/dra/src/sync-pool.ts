@@ -5,6 +5,7 @@ import { planPool, type PoolPlan } from './plan-pool';
 import type { SliceObject } from './slice-object';
 import type { SlicePublisherEvent } from './slice-publisher-event';
 import type { SliceWriter } from './slice-writer';
+import { SliceVersionError } from './slice-version';
 
 /** What the publisher remembers per pool across reconciles. */
 export interface PoolHistory {
@@ -31,7 +32,8 @@ export interface PoolSyncContext {
 
 /**
  * Makes one pool's stored slices (`existing`) what the device model wants: deletes them all for a pool that is
- * gone, else writes what {@link planPool} says. A 422 is reported and remembered, not thrown; other failures are.
+ * gone, else writes what {@link planPool} says. A 422, or a field the API server's `resource.k8s.io` version lacks
+ * ({@link SliceVersionError}), is reported and remembered, not thrown; other failures are.
  */
 export async function syncPool(
   context: PoolSyncContext,
@@ -64,13 +66,15 @@ export async function syncPool(
   try {
     await writePlan(context, pool, want, plan);
   } catch (error) {
-    if (error instanceof KubeApiError && error.status === 422) {
+    const refused = error instanceof KubeApiError && error.status === 422;
+    if (refused || error instanceof SliceVersionError) {
+      const causes = refused ? error.causes : [];
       history.rejected.set(pool, want.key);
       logger.error(
-        { driver: driverName, pool, causes: error.causes },
+        { driver: driverName, pool, causes },
         `ResourceSlices of pool ${pool} refused: ${error.message}`,
       );
-      context.emit({ type: 'rejected', pool, message: error.message, causes: error.causes });
+      context.emit({ type: 'rejected', pool, message: error.message, causes });
       return;
     }
     throw error;

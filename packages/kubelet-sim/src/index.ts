@@ -37,7 +37,16 @@ export type {
   StreamEndedEvent,
 } from './sim-events';
 export { createApiServer } from './api-server/api-server';
-export type { ApiRequestAttributes, ApiServer, ApiServerOptions } from './api-server/api-server';
+export type {
+  ApiRequestAttributes,
+  ApiServer,
+  ApiServerOptions,
+  ResourceApiVersion,
+} from './api-server/api-server';
+export { writeKubeconfig } from './api-server/write-kubeconfig';
+export type { KubeconfigOptions } from './api-server/write-kubeconfig';
+export { recordEvent } from './api-server/record-event';
+export type { EventRecord } from './api-server/record-event';
 export { ApiError } from './api-server/api-errors';
 export type { ApiStatus, StatusCause } from './api-server/api-errors';
 export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';

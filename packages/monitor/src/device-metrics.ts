@@ -1,14 +1,29 @@
 import { Gauge, type Registry } from 'prom-client';
+import type { DraHealthState } from './dra-health-watcher';
 import type { NodeSnapshot } from './node-snapshot';
 import type { DeviceHealth } from './plugin-health-scraper';
 
+/** The health of a DRA device as its driver reports it, or undefined when unknown to the monitor. */
+export type DraHealthLookup = (driver: string, pool: string, device: string) => DraHealthState | undefined;
+
 /** Node and per-container resource metrics, rebuilt from each snapshot so that gone pods lose their series. */
 export interface DeviceMetrics {
-  /** Replaces every series with the snapshot's (and the health join); synchronous, so no scrape sees half of it. */
-  render(snapshot: NodeSnapshot, health: ReadonlyMap<string, DeviceHealth>): void;
+  /**
+   * Replaces every series with the snapshot's (and the health joins: device plugins' by resource and device, DRA
+   * drivers' by driver, pool and device); synchronous, so no scrape sees half of it.
+   */
+  render(
+    snapshot: NodeSnapshot,
+    health: ReadonlyMap<string, DeviceHealth>,
+    draHealth?: DraHealthLookup,
+  ): void;
 }
 
+/** The value of `kdp_container_dra_device_health` for each state. */
+const draHealthValue: Readonly<Record<DraHealthState, number>> = { Healthy: 1, Unhealthy: 0, Unknown: -1 };
+
 const holderLabels = ['namespace', 'pod', 'container'] as const;
+const draDeviceLabels = [...holderLabels, 'claim', 'driver', 'pool', 'device'] as const;
 
 /** The key {@link DeviceMetrics.render} looks device health up by. */
 export function deviceHealthKey(resource: string, device: string): string {
@@ -25,6 +40,17 @@ const countBy = <T>(rows: readonly T[], key: (row: T) => string): Map<string, { 
   }
   return out;
 };
+
+/** Counts distinct rows (by `identity`, e.g. a device held by two containers counts once) per `group`. */
+const countDistinct = <T>(
+  rows: readonly T[],
+  identity: (row: T) => string,
+  group: (row: T) => string,
+): Iterable<{ row: T; count: number }> =>
+  countBy(
+    [...countBy(rows, identity).values()].map((e) => e.row),
+    group,
+  ).values();
 
 /** Registers the device, CPU and memory gauges on `registry`. */
 export function createDeviceMetrics(registry: Registry): DeviceMetrics {
@@ -56,6 +82,22 @@ export function createDeviceMetrics(registry: Registry): DeviceMetrics {
     'Health of a device held by a container, from the plugin metrics endpoints: 1 Healthy, 0 Unhealthy.',
     [...holderLabels, 'resource', 'device'],
   );
+  const draAllocated = gauge(
+    'kdp_dra_allocated_devices',
+    'Devices held by containers through DRA ResourceClaims, per driver and pool.',
+    ['driver', 'pool'],
+  );
+  const containerDraDevices = gauge(
+    'kdp_container_dra_allocated_devices',
+    'Device held by a container through a DRA ResourceClaim (PodResources dynamic_resources): 1 per device.',
+    draDeviceLabels,
+  );
+  const containerDraHealth = gauge(
+    'kdp_container_dra_device_health',
+    "Health of a DRA device held by a container, from its driver's NodeWatchResources: 1 Healthy, 0 Unhealthy, " +
+      '-1 Unknown (reported so, or not refreshed within its timeout).',
+    draDeviceLabels,
+  );
   const allocatableCpus = gauge('kdp_allocatable_cpus', 'CPUs the kubelet can assign exclusively.', []);
   const containerCpus = gauge(
     'kdp_container_exclusive_cpus',
@@ -74,13 +116,16 @@ export function createDeviceMetrics(registry: Registry): DeviceMetrics {
   );
 
   return {
-    render(snapshot, health) {
+    render(snapshot, health, draHealth) {
       for (const g of [
         allocatable,
         allocated,
         unallocated,
         containerDevices,
         containerHealth,
+        draAllocated,
+        containerDraDevices,
+        containerDraHealth,
         allocatableCpus,
         containerCpus,
         allocatableMemory,
@@ -102,11 +147,8 @@ export function createDeviceMetrics(registry: Registry): DeviceMetrics {
           allocatableMemory.inc({ memory_type: block.memoryType, numa_node: block.numaNode }, block.bytes);
         }
       }
-      const uniqueHeld = countBy(snapshot.allocated, (d) => `${d.resource}\u0000${d.device}`);
-      for (const { row, count } of countBy(
-        [...uniqueHeld.values()].map((e) => e.row),
-        byNuma,
-      ).values()) {
+      const heldDevice = (d: { resource: string; device: string }) => `${d.resource}\u0000${d.device}`;
+      for (const { row, count } of countDistinct(snapshot.allocated, heldDevice, byNuma)) {
         allocated.set({ resource: row.resource, numa_node: row.numaNode }, count);
       }
       for (const d of snapshot.allocated) {
@@ -114,6 +156,19 @@ export function createDeviceMetrics(registry: Registry): DeviceMetrics {
         containerDevices.set({ ...holder, resource: d.resource, device: d.device, numa_node: d.numaNode }, 1);
         const h = health.get(deviceHealthKey(d.resource, d.device));
         if (h) containerHealth.set({ ...holder, resource: d.resource, device: d.device }, h.healthy ? 1 : 0);
+      }
+      const byPool = (d: { driver: string; pool: string }) => `${d.driver}\u0000${d.pool}`;
+      const draDevice = (d: { driver: string; pool: string; device: string }) =>
+        `${byPool(d)}\u0000${d.device}`;
+      for (const { row, count } of countDistinct(snapshot.draDevices, draDevice, byPool)) {
+        draAllocated.set({ driver: row.driver, pool: row.pool }, count);
+      }
+      for (const d of snapshot.draDevices) {
+        const { namespace, pod, container, claim, driver, pool, device } = d;
+        const labels = { namespace, pod, container, claim, driver, pool, device };
+        containerDraDevices.set(labels, 1);
+        const state = draHealth?.(driver, pool, device);
+        if (state !== undefined) containerDraHealth.set(labels, draHealthValue[state]);
       }
       for (const c of snapshot.cpus) {
         containerCpus.set(

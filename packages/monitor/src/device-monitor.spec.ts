@@ -8,7 +8,11 @@ import { Registry } from 'prom-client';
 import { createDeviceMonitor, type DeviceMonitor } from './device-monitor';
 import { createPluginHealthScraper } from './plugin-health-scraper';
 import { createPodResourcesClient, type PodResourcesClient } from './pod-resources-client';
+import { draHealthV1alpha1 } from '@kdp/api';
+import { startFakeDraDriver, type FakeDraDriver } from './testing/fake-dra-driver';
 import {
+  claimResources,
+  podWithClaims,
   podWithDevices,
   startFakePodResourcesServer,
   type FakePodResourcesServer,
@@ -364,12 +368,82 @@ describe('createDeviceMonitor against a fake pod-resources server', () => {
       const text = await registry.metrics();
       expect(metricNamingProblems(text, 'kdp_')).toEqual([]);
       const families = [...text.matchAll(/^# TYPE (\S+)/gm)].map((x) => x[1]);
-      expect(families).toHaveLength(21);
+      expect(families).toHaveLength(24);
       expect(metricNamingProblems('# HELP x_ms x\n# TYPE x_ms counter\nx_ms 1\n', 'kdp_')).toEqual([
         'x_ms: lacks the prefix kdp_',
         'x_ms: counter without _total',
         'x_ms: not in base units (seconds, bytes)',
       ]);
+    });
+  });
+  describe('with DRA claims', () => {
+    const driver = 'gpu.example.com';
+    const dev = (device: string) => ({ driver, pool: 'node-a', device });
+    let plugins: string;
+    let draDriver: FakeDraDriver;
+    beforeEach(async () => {
+      plugins = join(temp.path, 'plugins');
+      draDriver = await startFakeDraDriver({ pluginsDir: plugins, driver });
+    });
+    afterEach(() => draDriver.close());
+
+    it('exports the devices of each container and claim, with the health their driver reports', async () => {
+      fake.list = {
+        podResources: [
+          podWithClaims('train', 'ml', {
+            main: [claimResources('gpus', 'ml', [dev('gpu-0'), dev('gpu-1')])],
+            sidecar: [claimResources('gpus', 'ml', [dev('gpu-1')])],
+          }),
+        ],
+      };
+      const m = make({ draPluginsDir: plugins });
+      await m.pollOnce();
+      const holder = { namespace: 'ml', pod: 'train' };
+      const labels = (container: string, device: string) => ({
+        ...holder,
+        container,
+        claim: 'gpus',
+        driver,
+        pool: 'node-a',
+        device,
+      });
+      expect(plain(await samplesOf(registry, 'kdp_container_dra_allocated_devices'))).toEqual([
+        { labels: labels('main', 'gpu-0'), value: 1 },
+        { labels: labels('main', 'gpu-1'), value: 1 },
+        { labels: labels('sidecar', 'gpu-1'), value: 1 },
+      ]);
+      // gpu-1, shared by two containers, is one device of the pool.
+      expect(plain(await samplesOf(registry, 'kdp_dra_allocated_devices'))).toEqual([
+        { labels: { driver, pool: 'node-a' }, value: 2 },
+      ]);
+      expect(await samplesOf(registry, 'kdp_container_device_health')).toEqual([]);
+
+      await draDriver.streamsOpen(1);
+      const at = Math.floor(clock.now() / 1000);
+      const { HEALTHY, UNHEALTHY } = draHealthV1alpha1.HealthStatus;
+      const reported = once(m.events, 'draHealth');
+      draDriver.sendHealth([
+        { pool: 'node-a', device: 'gpu-0', health: HEALTHY, at, timeoutSeconds: 60 },
+        { pool: 'node-a', device: 'gpu-1', health: UNHEALTHY, at, timeoutSeconds: 10 },
+      ]);
+      await reported;
+      const healthOf = async () => plain(await samplesOf(registry, 'kdp_container_dra_device_health'));
+      expect(await healthOf()).toEqual([
+        { labels: labels('main', 'gpu-0'), value: 1 },
+        { labels: labels('main', 'gpu-1'), value: 0 },
+        { labels: labels('sidecar', 'gpu-1'), value: 0 },
+      ]);
+
+      // Not refreshed within its 10 s: Unknown (-1) from the next poll on.
+      clock.advance(11_000);
+      await m.pollOnce();
+      expect((await healthOf()).map((s) => s.value)).toEqual([1, -1, -1]);
+
+      fake.list = { podResources: [] };
+      await m.pollOnce();
+      expect(await samplesOf(registry, 'kdp_container_dra_allocated_devices')).toEqual([]);
+      expect(await samplesOf(registry, 'kdp_container_dra_device_health')).toEqual([]);
+      expect(await samplesOf(registry, 'kdp_dra_allocated_devices')).toEqual([]);
     });
   });
 });

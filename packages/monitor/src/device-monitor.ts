@@ -10,6 +10,7 @@ import {
   type ProbeResult,
 } from '@kdp/base';
 import { createDeviceMetrics } from './device-metrics';
+import { createDraHealthWatcher } from './dra-health-watcher';
 import type { NodeSnapshot } from './node-snapshot';
 import { createPluginHealthJoin } from './plugin-health-join';
 import type { DeviceHealth, EndpointScrape, PluginHealthScraper } from './plugin-health-scraper';
@@ -31,6 +32,11 @@ export interface DeviceMonitorOptions {
   backoff?: BackoffOptions;
   /** Plugin metrics endpoints to join device health from; absent = no health join. */
   healthScraper?: PluginHealthScraper;
+  /**
+   * The DRA plugins directory (`/var/lib/kubelet/plugins`) whose drivers' health services (`<driver>/dra*.sock`)
+   * are joined to the DRA devices; absent = no DRA health. Scanned on every poll.
+   */
+  draPluginsDir?: string;
   /** Readiness turns false when no poll succeeded for this long (default max(10 × interval, 30 s)). */
   staleAfterMs?: number;
   clock?: Clock;
@@ -39,11 +45,15 @@ export interface DeviceMonitorOptions {
   version?: string;
 }
 
-/** Events: `poll` (PollResult), `scheduled` ({ delayMs, backoff: boolean }), `health` (EndpointScrape[]). */
+/**
+ * Events: `poll` (PollResult), `scheduled` ({ delayMs, backoff: boolean }), `health` (EndpointScrape[]),
+ * `draHealth` (a DRA driver reported health, or its stream ended; the metrics are updated).
+ */
 export interface DeviceMonitorEvents {
   poll: [PollResult];
   scheduled: [{ delayMs: number; backoff: boolean }];
   health: [EndpointScrape[]];
+  draHealth: [];
 }
 
 /** Polls the pod-resources API and keeps the registry's metrics current. */
@@ -88,8 +98,20 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
   let running = false;
   let inFlight: Promise<PollResult> | undefined;
 
+  const draHealth =
+    options.draPluginsDir === undefined
+      ? undefined
+      : createDraHealthWatcher({
+          pluginsDir: options.draPluginsDir,
+          clock,
+          logger,
+          onChange: () => {
+            render();
+            events.emit('draHealth');
+          },
+        });
   const render = () => {
-    if (snapshot) deviceMetrics.render(snapshot, health);
+    if (snapshot) deviceMetrics.render(snapshot, health, draHealth?.health);
   };
   const scraper = options.healthScraper;
   const healthJoin =
@@ -118,6 +140,7 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
 
   const pollOnce = async (): Promise<PollResult> => {
     healthJoin?.start();
+    draHealth?.refresh();
     const result = await pollPodResources();
     statusMetrics.podResourcesPoll(result.ok, clock.now());
     if (result.ok) {
@@ -186,6 +209,7 @@ export function createDeviceMonitor(options: DeviceMonitorOptions): DeviceMonito
       timer = undefined;
       await inFlight;
       await healthJoin?.settled();
+      draHealth?.close();
     },
     readiness: () => pollReadiness({ lastSuccessAt, lastFailure, staleAfterMs, now: clock.now() }),
   };

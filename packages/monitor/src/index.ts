@@ -2,15 +2,18 @@
 // logger, probe server and HOST:PORT parser it runs on are @kdp/base's, and exported from there.
 
 export { createDeviceMetrics, deviceHealthKey } from './device-metrics';
-export type { DeviceMetrics } from './device-metrics';
+export type { DeviceMetrics, DraHealthLookup } from './device-metrics';
 export { createDeviceMonitor } from './device-monitor';
 export type { DeviceMonitor, DeviceMonitorEvents, DeviceMonitorOptions } from './device-monitor';
 export type { PollResult } from './pod-resources-poller';
+export { createDraHealthWatcher, defaultDraPluginsDir } from './dra-health-watcher';
+export type { DraHealthState, DraHealthWatcher, DraHealthWatcherOptions } from './dra-health-watcher';
 export { buildNodeSnapshot, numaLabel } from './node-snapshot';
 export type {
   AllocatableSnapshot,
   AllocatedCpu,
   AllocatedDevice,
+  AllocatedDraDevice,
   AllocatedMemory,
   DeviceRef,
   Holder,

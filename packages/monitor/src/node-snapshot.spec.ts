@@ -1,5 +1,5 @@
 import { buildNodeSnapshot, numaLabel } from './node-snapshot';
-import { podWithDevices } from './testing/fake-pod-resources-server';
+import { claimResources, podWithClaims, podWithDevices } from './testing/fake-pod-resources-server';
 
 const gpu = 'nvidia.com/gpu';
 const topo = (...ids: number[]) => ({ nodes: ids.map((ID) => ({ ID })) });
@@ -59,6 +59,26 @@ describe('buildNodeSnapshot', () => {
         numaNode: '1',
         bytes: 2 ** 30,
       },
+    ]);
+  });
+
+  it('lists DRA devices per container and claim, apart from the device-plugin devices', () => {
+    const gpu0 = { driver: 'gpu.example.com', pool: 'node-a', device: 'gpu-0' };
+    const gpu1 = { ...gpu0, device: 'gpu-1' };
+    const shared = claimResources('shared', 'ml', [gpu0, gpu1]);
+    const pod = podWithClaims('train', 'ml', {
+      main: [shared, claimResources('own', 'ml', [{ ...gpu0, device: 'gpu-2' }])],
+      // The kubelet repeats a device when the claim lists it twice; it is one row.
+      sidecar: [claimResources('shared', 'ml', [gpu1, gpu1])],
+    });
+    const snapshot = buildNodeSnapshot(undefined, { podResources: [pod] });
+    expect(snapshot.allocated).toEqual([]);
+    const holder = { namespace: 'ml', pod: 'train' };
+    expect(snapshot.draDevices).toEqual([
+      { ...holder, container: 'main', claim: 'shared', ...gpu0 },
+      { ...holder, container: 'main', claim: 'shared', ...gpu1 },
+      { ...holder, container: 'main', claim: 'own', ...gpu0, device: 'gpu-2' },
+      { ...holder, container: 'sidecar', claim: 'shared', ...gpu1 },
     ]);
   });
 

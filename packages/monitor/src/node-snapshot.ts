@@ -17,6 +17,18 @@ export interface Holder {
 /** A device held by a container. */
 export interface AllocatedDevice extends DeviceRef, Holder {}
 
+/**
+ * A device a container holds through a DRA ResourceClaim (PodResources `dynamic_resources`): the claim (in the
+ * pod's namespace) and the driver's pool and device. The kubelet does not say which request of the claim the
+ * device serves.
+ */
+export interface AllocatedDraDevice extends Holder {
+  claim: string;
+  driver: string;
+  pool: string;
+  device: string;
+}
+
 /** An exclusive CPU held by a container. */
 export interface AllocatedCpu extends Holder {
   cpu: number;
@@ -43,6 +55,8 @@ export interface AllocatableSnapshot {
 export interface NodeSnapshot {
   allocatable: AllocatableSnapshot | undefined;
   allocated: AllocatedDevice[];
+  /** Devices held through DRA claims, once per container, claim and device. */
+  draDevices: AllocatedDraDevice[];
   /** Allocatable devices that no container holds; empty when allocatable is unknown. */
   unallocated: DeviceRef[];
   cpus: AllocatedCpu[];
@@ -63,7 +77,8 @@ const memoryBlocks = (memory: podresources.ContainerMemory[]): MemoryBlock[] =>
 /**
  * Flattens the kubelet's responses into labelled rows. The kubelet lists a device once per NUMA node it sits
  * on (P-35), so entries of one device are merged and their NUMA nodes joined; an allocated device takes its
- * NUMA placement from the allocatable list when it is there.
+ * NUMA placement from the allocatable list when it is there. Devices of DRA claims (`dynamic_resources`) are
+ * listed apart: they are not in the device-plugin allocatable list.
  */
 export function buildNodeSnapshot(
   allocatableResponse: podresources.AllocatableResourcesResponse | undefined,
@@ -96,6 +111,7 @@ export function buildNodeSnapshot(
   >();
   const cpus = new Map<string, AllocatedCpu>();
   const memory: AllocatedMemory[] = [];
+  const draDevices = new Map<string, AllocatedDraDevice>();
   const addCpusAndMemory = (holder: Holder, cpuIds: number[], mem: podresources.ContainerMemory[]) => {
     for (const cpu of cpuIds)
       cpus.set(`${holder.namespace}/${holder.pod}/${holder.container}/${cpu}`, { ...holder, cpu });
@@ -120,6 +136,18 @@ export function buildNodeSnapshot(
         }
       }
       addCpusAndMemory(holder, container.cpuIds, container.memory);
+      for (const claim of container.dynamicResources ?? []) {
+        for (const { driverName, poolName, deviceName } of claim.claimResources) {
+          const row = {
+            ...holder,
+            claim: claim.claimName,
+            driver: driverName,
+            pool: poolName,
+            device: deviceName,
+          };
+          draDevices.set(JSON.stringify(Object.values(row)), row);
+        }
+      }
     }
   }
   const heldKeys = new Set([...held.values()].map((e) => e.deviceKey));
@@ -136,6 +164,7 @@ export function buildNodeSnapshot(
   return {
     allocatable,
     allocated,
+    draDevices: [...draDevices.values()],
     unallocated: allocatable
       ? allocatable.devices.filter((d) => !heldKeys.has(deviceKey(d.resource, d.device)))
       : [],

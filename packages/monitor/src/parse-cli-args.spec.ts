@@ -10,8 +10,16 @@ describe('parseCliArgs', () => {
         metricsAddress: '0.0.0.0:9410',
         intervalMs: 1000,
         pluginMetrics: [],
+        draPluginsDir: '/var/lib/kubelet/plugins',
         logLevel: 'info',
       },
+    });
+  });
+
+  it('turns DRA health off with an empty --dra-plugins-dir', () => {
+    expect(parseCliArgs(['--dra-plugins-dir', ''])).toMatchObject({
+      ok: true,
+      command: { draPluginsDir: undefined },
     });
   });
 
@@ -25,6 +33,7 @@ describe('parseCliArgs', () => {
       'http://10.0.0.1:9401,http://10.0.0.2:9402/m',
       '--plugin-metrics=http://10.0.0.1:9401/metrics',
       '--log-level=debug',
+      '--dra-plugins-dir=/host/plugins/',
     ]);
     expect(result).toEqual({
       ok: true,
@@ -34,6 +43,7 @@ describe('parseCliArgs', () => {
         metricsAddress: '127.0.0.1:0',
         intervalMs: 250,
         pluginMetrics: ['http://10.0.0.1:9401/metrics', 'http://10.0.0.2:9402/m'],
+        draPluginsDir: '/host/plugins',
         logLevel: 'debug',
       },
     });

@@ -1,4 +1,5 @@
 import { PodResourcesSocket, UnixSocketPathMaxBytes } from '@kdp/api';
+import { defaultDraPluginsDir } from './dra-health-watcher';
 import { isLogLevel, LOG_LEVELS, parseHostPort, type LogLevel } from '@kdp/base';
 import { isIPv6, isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -18,6 +19,8 @@ export type CliCommand =
       metricsAddress: string;
       intervalMs: number;
       pluginMetrics: string[];
+      /** Where the DRA drivers' sockets are, for their device health; undefined: no DRA health. */
+      draPluginsDir: string | undefined;
       logLevel: LogLevel;
     };
 
@@ -39,6 +42,8 @@ Flags:
                                 (the DaemonSet passes $(NODE_IP), from status.hostIP); needs --plugin-metrics-ports
   --plugin-metrics-ports PORT[,PORT…]
                                 scrape http://HOST:PORT/metrics for each port (repeatable)
+  --dra-plugins-dir DIR         DRA plugins directory: the health service of each driver's <DIR>/<driver>/dra*.sock
+                                is joined to its devices; '' = none [${defaultDraPluginsDir}]
   --log-level LEVEL             ${LOG_LEVELS.join(' | ')} [info]
   --version                     print the version and exit
   --help                        print this help and exit
@@ -105,6 +110,7 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
         'plugin-metrics': { type: 'string', multiple: true },
         'plugin-metrics-host': { type: 'string' },
         'plugin-metrics-ports': { type: 'string', multiple: true },
+        'dra-plugins-dir': { type: 'string' },
         'log-level': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean' },
@@ -138,6 +144,7 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
       message: `--interval: '${intervalText}' is not a whole number of milliseconds in 10..3600000`,
     };
   }
+  const draPluginsDir = values['dra-plugins-dir'] ?? defaultDraPluginsDir;
   const logLevel = values['log-level'] ?? 'info';
   if (!isLogLevel(logLevel))
     return { ok: false, message: `--log-level: '${logLevel}' is not one of ${LOG_LEVELS.join(', ')}` };
@@ -172,6 +179,7 @@ export function parseCliArgs(argv: readonly string[]): CliParseResult {
       metricsAddress,
       intervalMs,
       pluginMetrics,
+      draPluginsDir: draPluginsDir === '' ? undefined : resolve(draPluginsDir),
       logLevel,
     },
   };

@@ -47,6 +47,7 @@ export async function runDeviceMonitor(argv: readonly string[], io: CliIo): Prom
     ...(command.pluginMetrics.length > 0
       ? { healthScraper: createPluginHealthScraper({ endpoints: command.pluginMetrics }) }
       : {}),
+    ...(command.draPluginsDir === undefined ? {} : { draPluginsDir: command.draPluginsDir }),
   });
   let server: ProbeServer;
   try {
@@ -68,6 +69,7 @@ export async function runDeviceMonitor(argv: readonly string[], io: CliIo): Prom
       metricsPort: server.address.port,
       intervalMs: command.intervalMs,
       pluginMetrics: command.pluginMetrics,
+      draPluginsDir: command.draPluginsDir ?? null,
     },
     'device-monitor started',
   );

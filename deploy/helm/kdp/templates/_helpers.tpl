@@ -39,7 +39,7 @@ The templates read deploy/'s own manifests (files/ links to them) and apply what
 {{/*
 Applies the scheduling, resources, image, config and flag values to a plugin DaemonSet (kdp.emit prints it).
 Arguments: root, ds (the object), binary, values (the plugin's values), labels, plugin (true for a device
-plugin: cdi and nodeConfig apply), draFamilies (the DRA families this DaemonSet also serves: gpu, usb).
+plugin: cdi and nodeConfig apply).
 */}}
 {{- define "kdp.daemonSet" -}}
 {{- $root := .root }}
@@ -60,17 +60,8 @@ plugin: cdi and nodeConfig apply), draFamilies (the DRA families this DaemonSet 
 {{- $_ := set $pod "priorityClassName" . }}
 {{- end }}
 {{- with (default $root.Values.updateStrategy $v.updateStrategy) }}{{ $_ := set $ds.spec "updateStrategy" . }}{{ end }}
-{{- with (default $root.Values.affinity $v.affinity) }}{{ $_ := set $pod "affinity" . }}
-{{- else }}
-{{- /* One mode per node: a device plugin stays off nodes labelled kdp.dev/<plugin>.mode=dra when that DRA driver is on. */}}
-{{- range $family := (default list $.draFamilies) }}
-{{- if (index $root.Values.dra $family).enabled }}
-{{- range $pod.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms }}
-{{- $_ := set . "matchExpressions" (append .matchExpressions (dict "key" (printf "kdp.dev/%s.mode" $family) "operator" "NotIn" "values" (list "dra"))) }}
-{{- end }}
-{{- end }}
-{{- end }}
-{{- end }}
+{{- /* The manifests' own affinity keeps device plugins and DRA drivers off each other's nodes (kdp.dev/<plugin>.mode). */}}
+{{- with (default $root.Values.affinity $v.affinity) }}{{ $_ := set $pod "affinity" . }}{{ end }}
 {{- $nodeSelector := merge (dict) (default dict $v.nodeSelector) $root.Values.nodeSelector (default dict $pod.nodeSelector) }}
 {{- with $nodeSelector }}{{ $_ := set $pod "nodeSelector" . }}{{ end }}
 {{- $tolerations := concat (default list $pod.tolerations) $root.Values.tolerations (default list $v.tolerations) }}

@@ -1,3 +1,4 @@
+import { createApiCall } from './api-call.fixture';
 import { createApiServer, type ApiServer } from './api-server';
 
 const slicesPath = '/apis/resource.k8s.io/v1/resourceslices';
@@ -15,26 +16,9 @@ const slice = (
   spec: { driver, nodeName: node, pool: { name: node, generation: 1, resourceSliceCount: 1 }, devices },
 });
 
-interface Reply {
-  status: number;
-  body: Record<string, unknown>;
-}
-
 describe('kubelet-sim API server', () => {
   let server: ApiServer;
-  const call = async (
-    method: string,
-    path: string,
-    body?: unknown,
-    headers: Record<string, string> = {},
-  ): Promise<Reply> => {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const call = createApiCall(() => server.url);
 
   beforeEach(async () => {
     server = await createApiServer({ nodes: ['node-a'] });

@@ -1,5 +1,6 @@
 import { resourceTypes, type ResourceType } from './object-store';
 import { resourceGroup, resourceGroupVersion } from './resource-target';
+import type { ResourceApiVersion } from './resource-version-conversion';
 
 const verbsOf = (type: ResourceType): string[] =>
   type.plural === 'nodes'
@@ -30,14 +31,24 @@ function resourceList(groupVersion: string, group: string): unknown {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion, resources };
 }
 
-const groupVersion = {
-  groupVersion: `${resourceGroup}/${resourceGroupVersion}`,
-  version: resourceGroupVersion,
+const apiGroup = (served: readonly ResourceApiVersion[]): unknown => {
+  const versions = served.map((version) => ({ groupVersion: `${resourceGroup}/${version}`, version }));
+  return { name: resourceGroup, versions, preferredVersion: versions[0] };
 };
-const apiGroup = { name: resourceGroup, versions: [groupVersion], preferredVersion: groupVersion };
 
-/** The body of a GET on a discovery path (`/version`, `/api`, `/apis`, …), or `undefined` for any other path. */
-export function discoveryDocument(path: string, host: string): unknown {
+/**
+ * The body of a GET on a discovery path (`/version`, `/api`, `/apis`, …), or `undefined` for any other path;
+ * `served`: the resource.k8s.io versions, preferred first.
+ */
+export function discoveryDocument(
+  path: string,
+  host: string,
+  served: readonly ResourceApiVersion[] = [resourceGroupVersion],
+): unknown {
+  const version = /^\/apis\/resource\.k8s\.io\/([^/]+)$/.exec(path)?.[1] as ResourceApiVersion | undefined;
+  if (version !== undefined && served.includes(version)) {
+    return resourceList(`${resourceGroup}/${version}`, resourceGroup);
+  }
   switch (path) {
     case '/version':
       return {
@@ -53,13 +64,11 @@ export function discoveryDocument(path: string, host: string): unknown {
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: host }],
       };
     case '/apis':
-      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup] };
+      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup(served)] };
     case `/apis/${resourceGroup}`:
-      return { kind: 'APIGroup', apiVersion: 'v1', ...apiGroup };
+      return { kind: 'APIGroup', apiVersion: 'v1', ...(apiGroup(served) as object) };
     case '/api/v1':
       return resourceList('v1', '');
-    case `/apis/${resourceGroup}/${resourceGroupVersion}`:
-      return resourceList(`${resourceGroup}/${resourceGroupVersion}`, resourceGroup);
     default:
       return undefined;
   }

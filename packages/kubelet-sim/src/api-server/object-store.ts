@@ -5,7 +5,7 @@ import { createChangeLog } from './change-log';
 import { type ListOptions, listMatcher } from './list-matcher';
 import { mergePatch } from './merge-patch';
 import { watchObjects, type WatchEvent } from './object-watch';
-import { type KubeObject, resourceTypes, type ResourceType } from './resource-types';
+import { type KubeObject, resourceTypes, type ResourceType, type ValidationContext } from './resource-types';
 import { checkDeletePreconditions, checkUpdatePreconditions, createMetadata } from './write-preconditions';
 
 export type { ListOptions } from './list-matcher';
@@ -78,6 +78,7 @@ function updatedObject(
   object: KubeObject,
   old: KubeObject,
   subresource: 'status' | undefined,
+  context: ValidationContext,
 ): KubeObject {
   const name = object.metadata?.name ?? '';
   if (subresource === 'status') {
@@ -88,13 +89,23 @@ function updatedObject(
   }
   const next: KubeObject = structuredClone(object);
   if (type.statusSubresource) next['status'] = structuredClone(old['status']);
-  failOn(type, name, type.validate(next, old));
+  failOn(type, name, type.validate(next, old, context));
   return next;
 }
 
+/** Options of {@link createObjectStore}. */
+export interface ObjectStoreOptions {
+  /** Stamps `creationTimestamp`. */
+  readonly clock?: Clock;
+  /** Compiles a CEL expression: the compiler's message when it fails (then the write is a 422). */
+  readonly validateCel?: (expression: string) => string | undefined;
+}
+
 /** Creates an empty store; `clock` stamps `creationTimestamp`. */
-export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore {
+export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore {
   const clock = options.clock ?? systemClock;
+  const context: ValidationContext =
+    options.validateCel === undefined ? {} : { validateCel: options.validateCel };
   const objects = new Map<string, Map<string, KubeObject>>();
   const log = createChangeLog({ limit: historyLimit });
 
@@ -133,7 +144,7 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
       const meta = createMetadata(type, object, namespace);
       const candidate: KubeObject = { ...structuredClone(object), metadata: meta };
       if (type.statusSubresource) delete candidate['status'];
-      failOn(type, meta.name ?? '', type.validate(candidate));
+      failOn(type, meta.name ?? '', type.validate(candidate, undefined, context));
       const key = keyOf(type, meta.name ?? '', meta.namespace);
       if (bucket(resource).has(key)) throw alreadyExists(resource, type.group, meta.name ?? '');
       const rv = log.next();
@@ -160,7 +171,7 @@ export function createObjectStore(options: { clock?: Clock } = {}): ObjectStore 
         : undefined;
       const old = current(type, name, namespace);
       checkUpdatePreconditions(type, object, old);
-      const next = updatedObject(type, object, old, options.subresource);
+      const next = updatedObject(type, object, old, options.subresource, context);
       const rv = log.next();
       const stored = withType(type, {
         ...next,

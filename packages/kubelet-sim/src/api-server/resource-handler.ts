@@ -1,9 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { badRequest, forbidden, methodNotAllowed, successStatus, unsupportedMediaType } from './api-errors';
-import { asKubeObject, readJsonBody, sendJson } from './http-json';
+import { systemClock, type Clock } from '@kdp/base';
+import { ApiError, badRequest, forbidden, methodNotAllowed, successStatus } from './api-errors';
+import { deleteOptionsOf } from './delete-options';
+import { checkDeclaredFields, fieldValidationOf } from './field-validation';
+import { readJsonBody, sendJson } from './http-json';
 import type { KubeObject, ObjectStore } from './object-store';
+import { patchMediaType, patchObject } from './patch-request';
 import { type ApiRequestAttributes, type ApiVerb, requestVerb } from './request-verb';
+import { createResourceCodec, type ResourceCodec } from './resource-codec';
 import type { ResourceTarget } from './resource-target';
+import { wantsTable } from './table';
 import type { WatchHandler } from './watch-handler';
 
 /** Options of {@link createResourceHandler}. */
@@ -12,6 +18,8 @@ export interface ResourceHandlerOptions {
   readonly watches: WatchHandler;
   /** When set, a request it refuses gets 403 Forbidden. */
   readonly authorize?: ((attributes: ApiRequestAttributes) => boolean) | undefined;
+  /** Ages in Tables and `managedFields` times; default the system clock. */
+  readonly clock?: Clock | undefined;
 }
 
 /** One resource request: the HTTP exchange, its parsed target and query, and its bearer token. */
@@ -50,87 +58,159 @@ function authorizedVerb(call: ResourceRequest, options: ResourceHandlerOptions):
   return verb;
 }
 
+/** Sends `body` with one `Warning` header per unknown field (as kube-apiserver does for `fieldValidation=Warn`). */
+function sendWithWarnings(response: ServerResponse, code: number, body: unknown, warnings: string[]): void {
+  if (warnings.length > 0) {
+    response.setHeader(
+      'Warning',
+      warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+    );
+  }
+  sendJson(response, code, body);
+}
+
+const timestamp = (clock: Clock): string =>
+  new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+
+/** PATCH: the patched object (or, for apply, the created one) as the store keeps it. */
+async function servePatch(
+  call: ResourceRequest,
+  codec: ResourceCodec,
+  options: ResourceHandlerOptions,
+): Promise<void> {
+  const { store } = options;
+  const { type, namespace, name = '', subresource } = call.target;
+  const mediaType = patchMediaType(call.request.headers['content-type']);
+  const validation = fieldValidationOf(call.query);
+  const patch = await readJsonBody(call.request);
+  let live: KubeObject | undefined;
+  try {
+    live = codec.encode(store.get(type.plural, name, namespace));
+  } catch (err) {
+    const missing = err instanceof ApiError && err.code === 404;
+    if (!missing || mediaType !== 'application/apply-patch+yaml' || subresource !== undefined) throw err;
+  }
+  const patched = patchObject({
+    resource: type.plural,
+    mediaType,
+    live,
+    patch,
+    fieldManager: call.query.get('fieldManager'),
+    now: timestamp(options.clock ?? systemClock),
+  });
+  const object = codec.decode(patched);
+  if ((object.metadata.name ?? name) !== name) {
+    throw badRequest(
+      `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+  const warnings = checkDeclaredFields(type, object, validation);
+  if (live === undefined) {
+    sendWithWarnings(
+      call.response,
+      201,
+      codec.one(store.create(type.plural, { ...object, metadata: { ...object.metadata, name } }, namespace)),
+      warnings,
+    );
+    return;
+  }
+  const scope = namespace === undefined ? {} : { namespace };
+  const onStatus = subresource === 'status' ? { subresource: 'status' as const } : {};
+  const patchedRv = (patch as { metadata?: { resourceVersion?: string } } | null)?.metadata?.resourceVersion;
+  const updated = store.update(
+    type.plural,
+    {
+      ...object,
+      metadata: { ...object.metadata, name, resourceVersion: patchedRv ?? live.metadata.resourceVersion },
+    },
+    { ...scope, ...onStatus },
+  );
+  sendWithWarnings(call.response, 200, codec.one(updated), warnings);
+}
+
+/** POST and PUT: the body decoded, its undeclared fields dropped, then created or stored. */
+async function serveWrite(
+  call: ResourceRequest,
+  codec: ResourceCodec,
+  options: ResourceHandlerOptions,
+  verb: 'create' | 'update',
+): Promise<void> {
+  const { store } = options;
+  const { type, namespace, name, subresource } = call.target;
+  const validation = fieldValidationOf(call.query);
+  const object = codec.decode(await readJsonBody(call.request));
+  const warnings = checkDeclaredFields(type, object, validation);
+  if (verb === 'create') {
+    sendWithWarnings(call.response, 201, codec.one(store.create(type.plural, object, namespace)), warnings);
+    return;
+  }
+  if (object.metadata.name !== undefined && object.metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
+    );
+  }
+  const updated = store.update(
+    type.plural,
+    { ...object, metadata: { ...object.metadata, name } },
+    {
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(subresource === 'status' ? { subresource: 'status' as const } : {}),
+    },
+  );
+  sendWithWarnings(call.response, 200, codec.one(updated), warnings);
+}
+
 /** Creates the handler of resource requests (get, list, watch, create, update, patch, delete, deletecollection). */
 export function createResourceHandler(options: ResourceHandlerOptions): ResourceHandler {
   const { store } = options;
+  const clock = options.clock ?? systemClock;
   return async (call) => {
     const { request, response, target, query } = call;
-    const { type, namespace, name, subresource } = target;
+    const { type, namespace, name = '' } = target;
     const verb = authorizedVerb(call, options);
-    const scope = namespace === undefined ? {} : { namespace };
-    const onStatus = subresource === 'status' ? { subresource: 'status' as const } : {};
+    const codec = createResourceCodec({
+      target,
+      table: wantsTable(request.headers.accept),
+      includeObject: query.get('includeObject'),
+      now: () => clock.now(),
+    });
     const listOptions = {
-      ...scope,
+      ...(namespace === undefined ? {} : { namespace }),
       fieldSelector: query.get('fieldSelector'),
       labelSelector: query.get('labelSelector'),
     };
-    const listKind = (items: KubeObject[], rv: string): unknown => ({
-      kind: `${type.kind}List`,
-      apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`,
-      metadata: { resourceVersion: rv },
-      items,
-    });
     switch (verb) {
       case 'watch':
-        options.watches.serve(response, target, query);
+        options.watches.serve(response, target, query, codec.one);
         return;
       case 'list': {
         const { items, resourceVersion: rv } = store.list(type.plural, listOptions);
-        sendJson(response, 200, listKind(items, rv));
+        sendJson(response, 200, codec.list(items, rv));
         return;
       }
       case 'get':
-        sendJson(response, 200, store.get(type.plural, name ?? '', namespace));
+        sendJson(response, 200, codec.one(store.get(type.plural, name, namespace)));
         return;
-      case 'create': {
-        const object = asKubeObject(await readJsonBody(request));
-        sendJson(response, 201, store.create(type.plural, object, namespace));
+      case 'create':
+      case 'update':
+        await serveWrite(call, codec, options, verb);
         return;
-      }
-      case 'update': {
-        const object = asKubeObject(await readJsonBody(request));
-        if (object.metadata.name !== undefined && object.metadata.name !== name) {
-          throw badRequest(
-            `the name of the object (${object.metadata.name}) does not match the name on the URL (${name})`,
-          );
-        }
-        const updated = store.update(
-          type.plural,
-          { ...object, metadata: { ...object.metadata, name } },
-          { ...scope, ...onStatus },
-        );
-        sendJson(response, 200, updated);
+      case 'patch':
+        await servePatch(call, codec, options);
         return;
-      }
-      case 'patch': {
-        const contentType = (request.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-        if (
-          contentType !== 'application/merge-patch+json' &&
-          contentType !== 'application/strategic-merge-patch+json'
-        ) {
-          throw unsupportedMediaType(contentType);
-        }
-        const patch = await readJsonBody(request);
-        sendJson(response, 200, store.patch(type.plural, name ?? '', patch, { ...scope, ...onStatus }));
-        return;
-      }
       case 'delete': {
-        const body = (await readJsonBody(request)) as
-          { preconditions?: { uid?: string; resourceVersion?: string } } | undefined;
-        const deleted = store.delete(type.plural, name ?? '', {
-          ...scope,
-          ...(body?.preconditions === undefined ? {} : { preconditions: body.preconditions }),
+        const { preconditions } = deleteOptionsOf(query, await readJsonBody(request));
+        const deleted = store.delete(type.plural, name, {
+          ...(namespace === undefined ? {} : { namespace }),
+          ...(preconditions === undefined ? {} : { preconditions }),
         });
-        sendJson(
-          response,
-          200,
-          successStatus(type.plural, type.group, name ?? '', deleted.metadata.uid ?? ''),
-        );
+        sendJson(response, 200, successStatus(type.plural, type.group, name, deleted.metadata.uid ?? ''));
         return;
       }
       case 'deletecollection': {
+        deleteOptionsOf(query, await readJsonBody(request));
         const deleted = store.deleteCollection(type.plural, listOptions);
-        sendJson(response, 200, listKind(deleted, String(store.resourceVersion())));
+        sendJson(response, 200, codec.list(deleted, String(store.resourceVersion())));
         return;
       }
     }

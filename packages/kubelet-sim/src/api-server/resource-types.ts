@@ -1,12 +1,16 @@
 import type { StatusCause } from './api-errors';
+import { validateEvent, validatePod } from './pod-validation';
 import {
   validateDeviceClass,
   validateNode,
-  validateObjectMeta,
   validateResourceClaim,
   validateResourceClaimStatus,
+  validateResourceClaimTemplate,
   validateResourceSlice,
+  type ValidationContext,
 } from './validation';
+
+export type { ValidationContext } from './validation';
 
 /** A stored API object: any JSON object with `metadata`. */
 export interface KubeObject {
@@ -38,7 +42,7 @@ export interface ResourceType {
   readonly fields: Readonly<Record<string, (o: KubeObject) => string | undefined>>;
   /** Whether a `status` subresource exists (then PUT on the object keeps the old status). */
   readonly statusSubresource: boolean;
-  validate(object: KubeObject, old?: KubeObject): StatusCause[];
+  validate(object: KubeObject, old?: KubeObject, context?: ValidationContext): StatusCause[];
   validateStatus?(object: KubeObject, old: KubeObject): StatusCause[];
 }
 
@@ -77,7 +81,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     namespaced: true,
     fields: {},
     statusSubresource: true,
-    validate: (o, old) => validateResourceClaim(o, old),
+    validate: (o, old, context) => validateResourceClaim(o, old, context),
     validateStatus: (o) => validateResourceClaimStatus(o),
   },
   deviceclasses: {
@@ -89,7 +93,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     namespaced: false,
     fields: {},
     statusSubresource: false,
-    validate: (o) => validateDeviceClass(o),
+    validate: (o, _old, context) => validateDeviceClass(o, context),
   },
   resourceclaimtemplates: {
     plural: 'resourceclaimtemplates',
@@ -100,7 +104,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     namespaced: true,
     fields: {},
     statusSubresource: false,
-    validate: (o) => validateObjectMeta(o, true),
+    validate: (o, _old, context) => validateResourceClaimTemplate(o, context),
   },
   pods: {
     plural: 'pods',
@@ -114,7 +118,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
       'status.phase': (o) => field(o, 'status', 'phase') ?? '',
     },
     statusSubresource: true,
-    validate: (o) => validateObjectMeta(o, true),
+    validate: (o) => validatePod(o),
   },
   events: {
     plural: 'events',
@@ -132,7 +136,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
       type: (o) => str(o['type']) ?? '',
     },
     statusSubresource: false,
-    validate: (o) => validateObjectMeta(o, true),
+    validate: (o) => validateEvent(o),
   },
   nodes: {
     plural: 'nodes',

@@ -1,143 +1,50 @@
 import type { StatusCause } from './api-errors';
+import { celSelectors, validateClaimSpec } from './claim-spec-validation';
+import {
+  asArray,
+  asRecord,
+  dnsLabel,
+  dnsSubdomain,
+  driverName,
+  Errors,
+  objectMeta,
+  opaqueConfigs,
+  poolName,
+  qualifiedName,
+  quantityRe,
+  semverRe,
+  uniqueNames,
+  type ValidationContext,
+} from './field-errors';
+import {
+  DeviceAttributeMaxValueLength,
+  DeviceRequestsMaxSize,
+  ResourceClaimReservedForMaxSize,
+  ResourceSliceMaxAttributesAndCapacitiesPerDevice,
+  ResourceSliceMaxDevices,
+  ResourceSliceMaxDevicesWithAdvancedFeatures,
+} from './validation-limits';
+
+export type { ValidationContext } from './field-errors';
+export {
+  DeviceAttributeMaxValueLength,
+  DeviceMaxIdLength,
+  DeviceRequestsMaxSize,
+  DriverNameMaxLength,
+  OpaqueParametersMaxLength,
+  PoolNameMaxLength,
+  ResourceClaimReservedForMaxSize,
+  ResourceSliceMaxAttributesAndCapacitiesPerDevice,
+  ResourceSliceMaxDevices,
+  ResourceSliceMaxDevicesWithAdvancedFeatures,
+} from './validation-limits';
 
 /*
  * The resource.k8s.io/v1 validation limits, after kubernetes pkg/apis/resource/validation (read, not copied):
- * the same limits, field paths and messages for what kubelet-sim checks. CEL, taints, counters, binding
- * conditions and request policies are checked only for their sizes.
+ * the same limits, field paths and messages for what kubelet-sim checks. CEL is compiled when the server has a
+ * compiler (`validateCel`); taints, counters, binding conditions and request policies are checked only for
+ * their sizes.
  */
-
-/** Devices per ResourceSlice. */
-export const ResourceSliceMaxDevices = 128;
-/** Devices per ResourceSlice when a device has taints or consumes counters. */
-export const ResourceSliceMaxDevicesWithAdvancedFeatures = 64;
-/** Attributes plus capacities per device. */
-export const ResourceSliceMaxAttributesAndCapacitiesPerDevice = 32;
-/** Length of a string or version attribute value. */
-export const DeviceAttributeMaxValueLength = 64;
-/** Length of a DRA driver name (and of an attribute's domain). */
-export const DriverNameMaxLength = 63;
-/** Length of an attribute's identifier after the domain. */
-export const DeviceMaxIdLength = 32;
-/** Length of a pool name. */
-export const PoolNameMaxLength = 253;
-/** Requests per claim, results per allocation, selectors and configs per class. */
-export const DeviceRequestsMaxSize = 32;
-/** Consumers in `status.reservedFor`. */
-export const ResourceClaimReservedForMaxSize = 256;
-/** Opaque parameters per config, in bytes. */
-export const OpaqueParametersMaxLength = 10 * 1024;
-
-const dns1123LabelRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const dns1123SubdomainRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const cIdentifierRe = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const semverRe =
-  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*)?(\+[0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*)?$/;
-const quantityRe = /^[+-]?(\d+(\.\d*)?|\.\d+)(([KMGTPE]i)|[numkMGTPE]|[eE][+-]?\d+)?$/;
-
-const labelMessage =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const subdomainMessage =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const cIdentifierMessage =
-  "a valid C identifier must start with alphabetic character or '_', followed by a string of alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for validation is '[A-Za-z_][A-Za-z0-9_]*')";
-
-/** Collects field problems with the apimachinery `field.Error` wording. */
-class Errors {
-  readonly causes: StatusCause[] = [];
-  required(field: string, detail = ''): void {
-    this.causes.push({
-      reason: 'FieldValueRequired',
-      message: `Required value${detail ? `: ${detail}` : ''}`,
-      field,
-    });
-  }
-  invalid(field: string, value: unknown, detail: string): void {
-    this.causes.push({
-      reason: 'FieldValueInvalid',
-      message: `Invalid value: ${goValue(value)}: ${detail}`,
-      field,
-    });
-  }
-  tooLong(field: string, max: number): void {
-    this.causes.push({
-      reason: 'FieldValueTooLong',
-      message: `Too long: may not be more than ${max} bytes`,
-      field,
-    });
-  }
-  tooMany(field: string, actual: number, max: number): void {
-    this.causes.push({
-      reason: 'FieldValueTooMany',
-      message: `Too many: ${actual}: must have at most ${max} items`,
-      field,
-    });
-  }
-  duplicate(field: string, value: unknown): void {
-    this.causes.push({ reason: 'FieldValueDuplicate', message: `Duplicate value: ${goValue(value)}`, field });
-  }
-  forbidden(field: string, detail: string): void {
-    this.causes.push({ reason: 'FieldValueForbidden', message: `Forbidden: ${detail}`, field });
-  }
-}
-
-function goValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const asRecord = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
-const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-
-function dnsLabel(errors: Errors, field: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') return errors.required(field);
-  if (value.length > 63) errors.invalid(field, value, 'must be no more than 63 characters');
-  if (!dns1123LabelRe.test(value)) errors.invalid(field, value, labelMessage);
-}
-
-function dnsSubdomain(errors: Errors, field: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') return errors.required(field);
-  if (value.length > 253) errors.invalid(field, value, 'must be no more than 253 characters');
-  if (!dns1123SubdomainRe.test(value)) errors.invalid(field, value, subdomainMessage);
-}
-
-/** A DRA driver name: the CSI driver name rules (required, ≤ 63, a DNS subdomain after lower-casing). */
-function driverName(errors: Errors, field: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') return errors.required(field);
-  if (value.length > DriverNameMaxLength) errors.tooLong(field, DriverNameMaxLength);
-  if (!dns1123SubdomainRe.test(value.toLowerCase())) errors.invalid(field, value, subdomainMessage);
-}
-
-function poolName(errors: Errors, field: string, value: unknown): void {
-  if (typeof value !== 'string' || value === '') return errors.required(field);
-  if (value.length > PoolNameMaxLength) errors.tooLong(field, PoolNameMaxLength);
-  for (const part of value.split('/')) {
-    if (part === '' || !dns1123SubdomainRe.test(part)) errors.invalid(field, part, subdomainMessage);
-  }
-}
-
-/** An attribute or capacity name: `[domain/]id`, domain a DNS subdomain ≤ 63, id a C identifier ≤ 32. */
-function qualifiedName(errors: Errors, field: string, name: string): void {
-  if (name === '') return errors.required(field, 'name required');
-  const slash = name.indexOf('/');
-  const domain = slash >= 0 ? name.slice(0, slash) : undefined;
-  const id = slash >= 0 ? name.slice(slash + 1) : name;
-  if (domain !== undefined) {
-    if (domain === '') errors.required(field, 'the domain must not be empty');
-    else {
-      if (domain.length > DriverNameMaxLength) errors.tooLong(field, DriverNameMaxLength);
-      if (!dns1123SubdomainRe.test(domain)) errors.invalid(field, domain, subdomainMessage);
-    }
-  }
-  if (id === '') errors.required(field, 'name required');
-  else {
-    if (!cIdentifierRe.test(id)) errors.invalid(field, id, cIdentifierMessage);
-    if (id.length > DeviceMaxIdLength) errors.tooLong(field, DeviceMaxIdLength);
-  }
-}
 
 function attribute(errors: Errors, field: string, value: unknown): void {
   const attr = asRecord(value);
@@ -230,24 +137,6 @@ function device(errors: Errors, field: string, value: unknown, perDeviceNodeSele
   if (taints.length > 16) errors.tooMany(`${field}.taints`, taints.length, 16);
 }
 
-function uniqueNames(errors: Errors, field: string, items: unknown[]): void {
-  const seen = new Set<string>();
-  items.forEach((item, i) => {
-    const name = asRecord(item)['name'];
-    if (typeof name !== 'string' || name === '') return;
-    if (seen.has(name)) errors.duplicate(`${field}[${i}].name`, name);
-    seen.add(name);
-  });
-}
-
-function objectMeta(errors: Errors, meta: Record<string, unknown>, namespaced: boolean): void {
-  const name = meta['name'];
-  if (typeof name !== 'string' || name === '')
-    errors.required('metadata.name', 'name or generateName is required');
-  else dnsSubdomain(errors, 'metadata.name', name);
-  if (namespaced) dnsLabel(errors, 'metadata.namespace', meta['namespace']);
-}
-
 /** The problems of a ResourceSlice (create or update, `old` for the latter), as 422 causes. */
 export function validateResourceSlice(
   slice: Record<string, unknown>,
@@ -316,24 +205,11 @@ export function validateResourceSlice(
   return errors.causes;
 }
 
-function opaqueConfigs(errors: Errors, field: string, configs: unknown[]): void {
-  if (configs.length > DeviceRequestsMaxSize) errors.tooMany(field, configs.length, DeviceRequestsMaxSize);
-  configs.forEach((c, i) => {
-    const opaque = asRecord(c)['opaque'];
-    if (opaque === undefined) return;
-    const o = asRecord(opaque);
-    driverName(errors, `${field}[${i}].opaque.driver`, o['driver']);
-    const size = JSON.stringify(o['parameters'] ?? null).length;
-    if (o['parameters'] === undefined) errors.required(`${field}[${i}].opaque.parameters`);
-    else if (size > OpaqueParametersMaxLength)
-      errors.tooLong(`${field}[${i}].opaque.parameters`, OpaqueParametersMaxLength);
-  });
-}
-
 /** The problems of a ResourceClaim; on update the spec is immutable and only that is checked. */
 export function validateResourceClaim(
   claim: Record<string, unknown>,
   old?: Record<string, unknown>,
+  context: ValidationContext = {},
 ): StatusCause[] {
   const errors = new Errors();
   objectMeta(errors, asRecord(claim['metadata']), true);
@@ -344,36 +220,18 @@ export function validateResourceClaim(
     }
     return errors.causes;
   }
-  const devices = asRecord(spec['devices']);
-  const requests = asArray(devices['requests']);
-  if (requests.length > DeviceRequestsMaxSize)
-    errors.tooMany('spec.devices.requests', requests.length, DeviceRequestsMaxSize);
-  requests.forEach((r, i) => {
-    const request = asRecord(r);
-    dnsLabel(errors, `spec.devices.requests[${i}].name`, request['name']);
-    const kinds = ['exactly', 'firstAvailable'].filter((k) => request[k] !== undefined);
-    if (kinds.length === 0)
-      errors.required(
-        `spec.devices.requests[${i}]`,
-        'exactly one of `exactly` or `firstAvailable` is required',
-      );
-    else if (kinds.length > 1) {
-      errors.invalid(
-        `spec.devices.requests[${i}]`,
-        null,
-        'exactly one of `exactly` or `firstAvailable` is required, but multiple fields are set',
-      );
-    }
-    const exactly = request['exactly'];
-    if (exactly !== undefined)
-      dnsSubdomain(
-        errors,
-        `spec.devices.requests[${i}].exactly.deviceClassName`,
-        asRecord(exactly)['deviceClassName'],
-      );
-  });
-  uniqueNames(errors, 'spec.devices.requests', requests);
-  opaqueConfigs(errors, 'spec.devices.config', asArray(devices['config']));
+  validateClaimSpec(errors, spec, 'spec', context);
+  return errors.causes;
+}
+
+/** The problems of a ResourceClaimTemplate: its metadata, and `spec.spec` as a claim's spec. */
+export function validateResourceClaimTemplate(
+  template: Record<string, unknown>,
+  context: ValidationContext = {},
+): StatusCause[] {
+  const errors = new Errors();
+  objectMeta(errors, asRecord(template['metadata']), true);
+  validateClaimSpec(errors, asRecord(asRecord(template['spec'])['spec']), 'spec.spec', context);
   return errors.causes;
 }
 
@@ -416,18 +274,17 @@ export function validateResourceClaimStatus(claim: Record<string, unknown>): Sta
 }
 
 /** The problems of a DeviceClass. */
-export function validateDeviceClass(cls: Record<string, unknown>): StatusCause[] {
+export function validateDeviceClass(
+  cls: Record<string, unknown>,
+  context: ValidationContext = {},
+): StatusCause[] {
   const errors = new Errors();
   objectMeta(errors, asRecord(cls['metadata']), false);
   const spec = asRecord(cls['spec']);
   const selectors = asArray(spec['selectors']);
   if (selectors.length > DeviceRequestsMaxSize)
     errors.tooMany('spec.selectors', selectors.length, DeviceRequestsMaxSize);
-  selectors.forEach((s, i) => {
-    const expression = asRecord(asRecord(s)['cel'])['expression'];
-    if (typeof expression !== 'string' || expression.trim() === '')
-      errors.required(`spec.selectors[${i}].cel.expression`);
-  });
+  celSelectors(errors, 'spec.selectors', selectors, context);
   opaqueConfigs(errors, 'spec.config', asArray(spec['config']));
   return errors.causes;
 }

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ObjectStore } from './object-store';
+import type { KubeObject, ObjectStore, WatchEvent } from './object-store';
 import type { ResourceTarget } from './resource-target';
 
 /** Options of {@link createWatchHandler}. */
@@ -9,8 +9,16 @@ export interface WatchHandlerOptions {
 
 /** Serves watch streams and ends them all on close. */
 export interface WatchHandler {
-  /** Streams the target's changes as newline-delimited JSON until the client goes or `timeoutSeconds` pass. */
-  serve(response: ServerResponse, target: ResourceTarget, query: URLSearchParams): void;
+  /**
+   * Streams the target's changes as newline-delimited JSON until the client goes or `timeoutSeconds` pass;
+   * `encode` turns each event's object into what the client asked for (another version, a Table).
+   */
+  serve(
+    response: ServerResponse,
+    target: ResourceTarget,
+    query: URLSearchParams,
+    encode?: (object: KubeObject) => unknown,
+  ): void;
   /** Ends every open watch. */
   endAll(): void;
 }
@@ -20,11 +28,13 @@ export function createWatchHandler(options: WatchHandlerOptions): WatchHandler {
   const { store } = options;
   const watches = new Set<ServerResponse>();
   return {
-    serve: (response, target, query) => {
+    serve: (response, target, query, encode) => {
       response.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
       response.flushHeaders();
-      const write = (event: unknown): void => {
-        if (!response.writableEnded) response.write(`${JSON.stringify(event)}\n`);
+      const write = (event: WatchEvent): void => {
+        const object =
+          encode === undefined || event.type === 'ERROR' ? event.object : encode(event.object as KubeObject);
+        if (!response.writableEnded) response.write(`${JSON.stringify({ type: event.type, object })}\n`);
       };
       const fieldSelector = [
         query.get('fieldSelector'),

@@ -89,3 +89,42 @@ export function podWithDevices(
     memory: [],
   };
 }
+
+/** A DRA claim's devices as the kubelet lists them in `dynamic_resources` (driver, pool, device names). */
+export function claimResources(
+  claimName: string,
+  claimNamespace: string,
+  devices: ReadonlyArray<{ driver: string; pool: string; device: string }>,
+): podresources.DynamicResource {
+  return {
+    claimName,
+    claimNamespace,
+    claimResources: devices.map((d) => ({
+      cdiDevices: [{ name: `${d.driver}/dev=${d.device}` }],
+      driverName: d.driver,
+      poolName: d.pool,
+      deviceName: d.device,
+    })),
+  };
+}
+
+/** A pod whose containers hold only DRA claims: container name → its `dynamic_resources`. */
+export function podWithClaims(
+  name: string,
+  namespace: string,
+  containers: Readonly<Record<string, readonly podresources.DynamicResource[]>>,
+): podresources.PodResources {
+  return {
+    name,
+    namespace,
+    containers: Object.entries(containers).map(([container, dynamicResources]) => ({
+      name: container,
+      devices: [],
+      cpuIds: [],
+      memory: [],
+      dynamicResources: [...dynamicResources],
+    })),
+    cpuIds: [],
+    memory: [],
+  };
+}
