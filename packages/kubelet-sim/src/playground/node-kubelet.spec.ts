@@ -100,7 +100,10 @@ describe('the playground kubelet of a node', () => {
       'pods',
       {
         metadata: { name },
-        spec: { resourceClaims: [{ name: 'gpus', resourceClaimName: claim }], containers },
+        spec: {
+          resourceClaims: [{ name: 'gpus', resourceClaimName: claim }],
+          containers: containers?.map((c) => ({ image: 'registry.k8s.io/pause:3.10', ...c })),
+        },
       },
       'default',
     ) as PodObject;

@@ -1,11 +1,11 @@
 import { systemClock, type Clock } from '@kdp/base';
 import type { ObjectStore, WatchEvent } from '../api-server/object-store';
+import { recordEvent } from '../api-server/record-event';
 import type { PreparedClaim } from '../dra/dra-events';
 import type { KubeletSim } from '../kubelet-sim-types';
 import type { SimEvent } from '../sim-events';
 import { type ContainerDevices, resolveContainerDevices } from './container-devices';
 import { podClaimNames, type PodObject } from './pod-object';
-import { recordPodEvent } from './pod-events';
 import { annotateContainerDevices, currentPod, writePodStatus } from './pod-writes';
 
 /** Options of {@link createNodeKubelet}. */
@@ -63,9 +63,24 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
   let closed = false;
 
   const warn = (tracked: TrackedPod, reason: string, message: string): void => {
-    const pod = currentPod(store, tracked.namespace, tracked.name, tracked.uid);
-    if (pod !== undefined)
-      recordPodEvent(store, pod, { type: 'Warning', reason, message, node: nodeName, nowMs: clock.now() });
+    if (currentPod(store, tracked.namespace, tracked.name, tracked.uid) === undefined) return;
+    recordEvent(
+      store,
+      {
+        involvedObject: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          name: tracked.name,
+          namespace: tracked.namespace,
+          uid: tracked.uid,
+        },
+        type: 'Warning',
+        reason,
+        message,
+        source: { component: 'kubelet', host: nodeName },
+      },
+      { clock },
+    );
   };
   const retryLater = (tracked: TrackedPod, work: () => void): void => {
     const delay = Math.min(retryMs * 2 ** tracked.failures, maxRetryMs);
