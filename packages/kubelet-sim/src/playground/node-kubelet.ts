@@ -49,6 +49,46 @@ interface TrackedPod {
 const preparePrefix = 'prepare dynamic resources: ';
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** A Warning Event about a pod from the kubelet of `node`, while the pod exists. */
+function warnPod(
+  store: ObjectStore,
+  from: { readonly node: string; readonly clock: Clock },
+  tracked: TrackedPod,
+  reason: string,
+  message: string,
+): void {
+  if (currentPod(store, tracked.namespace, tracked.name, tracked.uid) === undefined) return;
+  const { name, namespace, uid } = tracked;
+  recordEvent(
+    store,
+    {
+      involvedObject: { apiVersion: 'v1', kind: 'Pod', name, namespace, uid },
+      type: 'Warning',
+      reason,
+      message,
+      source: { component: 'kubelet', host: from.node },
+    },
+    { clock: from.clock },
+  );
+}
+
+/** Each container with the ResourceClaims it names, for the DRA manager (and so for pod-resources). */
+function containerClaims(
+  pod: PodObject,
+  claimNames: ReadonlyMap<string, string | null>,
+): Array<{ name: string; claims: string[] }> {
+  return (pod.spec?.containers ?? []).map((c) => ({
+    name: c.name,
+    claims: [
+      ...new Set(
+        (c.resources?.claims ?? [])
+          .map((ref) => claimNames.get(ref.name))
+          .filter((n): n is string => typeof n === 'string'),
+      ),
+    ],
+  }));
+}
+
 /**
  * Runs the pod side of a kubelet for `nodeName`: watches the pods bound to it, prepares their claims through
  * the DRA manager, gives each container the CDI devices of its `resources.claims[].request` (device nodes
@@ -62,26 +102,8 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
   const pods = new Map<string, TrackedPod>();
   let closed = false;
 
-  const warn = (tracked: TrackedPod, reason: string, message: string): void => {
-    if (currentPod(store, tracked.namespace, tracked.name, tracked.uid) === undefined) return;
-    recordEvent(
-      store,
-      {
-        involvedObject: {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          name: tracked.name,
-          namespace: tracked.namespace,
-          uid: tracked.uid,
-        },
-        type: 'Warning',
-        reason,
-        message,
-        source: { component: 'kubelet', host: nodeName },
-      },
-      { clock },
-    );
-  };
+  const warn = (tracked: TrackedPod, reason: string, message: string): void =>
+    warnPod(store, { node: nodeName, clock }, tracked, reason, message);
   const retryLater = (tracked: TrackedPod, work: () => void): void => {
     const delay = Math.min(retryMs * 2 ** tracked.failures, maxRetryMs);
     tracked.failures += 1;
@@ -145,16 +167,7 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
     }
     tracked.failures = 0;
     tracked.dra = true;
-    const containers = (pod.spec?.containers ?? []).map((c) => ({
-      name: c.name,
-      claims: [
-        ...new Set(
-          (c.resources?.claims ?? [])
-            .map((ref) => claimNames.get(ref.name))
-            .filter((n): n is string => typeof n === 'string'),
-        ),
-      ],
-    }));
+    const containers = containerClaims(pod, claimNames);
     writePodStatus(store, tracked, { state: 'preparing' }, clock.now());
     // The outcome arrives as a dra-prepared or dra-prepare-failed event (also for the manager's retries).
     void sim
