@@ -1,6 +1,7 @@
 /**
  * What every kdp process needs below the device-plugin layer: an injectable clock, backoff, a unix-socket
- * probe, the `/metrics` + `/healthz` + `/readyz` server, the JSON logger and atomic file writes. Core, the device monitor and
+ * probe, the `/metrics` + `/healthz` + `/readyz` server, the JSON logger, atomic file writes and an exit that
+ * flushes stdout first. Core, the device monitor and
  * kubelet-sim all stand on it; it depends on no other kdp package.
  *
  * @packageDocumentation
@@ -26,5 +27,7 @@ export { createLogger, isLogLevel, LOG_LEVELS } from './create-logger';
 export type { CreateLoggerOptions, LogDestination, Logger, LogLevel } from './create-logger';
 export { silentLogger } from './silent-logger';
 export { writeFileAtomic } from './write-file-atomic';
+export { exitWhenFlushed, flushStreams } from './exit-when-flushed';
+export type { FlushableStream } from './exit-when-flushed';
 export type { WriteFileAtomicOptions } from './write-file-atomic';
 export type { LifecycleLogger, LogMethod } from './silent-logger';

@@ -43,7 +43,14 @@ export type {
   StreamEvent,
 } from './plugin-events';
 export type { ApiVersion } from './registration-client';
-export { createLogger, LOG_LEVELS, silentLogger, systemClock, writeFileAtomic } from '@kdp/base';
+export {
+  createLogger,
+  exitWhenFlushed,
+  LOG_LEVELS,
+  silentLogger,
+  systemClock,
+  writeFileAtomic,
+} from '@kdp/base';
 export type {
   BackoffOptions,
   Clock,

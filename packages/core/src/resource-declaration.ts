@@ -50,6 +50,19 @@ export interface ResourceDeclaration<P = unknown> {
   readonly options?: ResourceOptions;
   /** Builds one container's response; default: merge every device's `allocation`. */
   readonly allocate?: (context: AllocateContext<P>) => ContainerAllocation | Promise<ContainerAllocation>;
+  /**
+   * What the devices need when CDI is the only hand-over (Dynamic Resource Allocation): everything the resource's
+   * allocate hook answers — device nodes and mounts included, whatever the device-plugin's device-list strategy —
+   * and its own CDI names. Default: `allocate`.
+   */
+  readonly allocateForCdi?: (
+    context: AllocateContext<P>,
+  ) => ContainerAllocation | Promise<ContainerAllocation>;
+  /**
+   * The resource's device-list variables for these devices (`NVIDIA_VISIBLE_DEVICES`), read by a runtime hook
+   * under the `envvar` strategy; absent: it has none.
+   */
+  readonly deviceListEnv?: (devices: readonly PluginDevice<P>[]) => Readonly<Record<string, string>>;
   /** Picks preferred IDs; its answer is always trimmed to the contract. See `topologyPreferredAllocation`. */
   readonly preferredAllocation?: (
     context: PreferredAllocationContext<P>,

@@ -108,7 +108,8 @@ describe.each([
     expect(run.stdout).toMatch(
       /allocated kdp-demo-node\/example\.com\/serial\/a7042z1q-[0-9a-f]{8} for pod dra-serial/,
     );
-    expect(run.stdout).toMatch(/env +KDP_USB_SERIAL_BUS=\/dev\/bus\/usb\/001\/003\n/);
+    // Under DRA a device's environment has names of its own (they compose with other devices' in one container).
+    expect(run.stdout).toMatch(/env +KDP_USB_SERIAL_BUS_A7042Z1Q_[0-9A-F]{8}=\/dev\/bus\/usb\/001\/003\n/);
     expect(run.stdout).toMatch(/devices +\/dev\/bus\/usb\/001\/003 \(rw\), \/dev\/ttyUSB1 \(rw\)\n/);
     expect(run.stdout).toMatch(/cdi +usb\.kdp\.dev\/claim=[0-9a-f-]{36}-a7042z1q-[0-9a-f]{8}\n/);
     expect(run.stdout).toMatch(

@@ -1,5 +1,5 @@
+import { checkClaimConfig, type ConfigDecoder, type DriverConfig } from './claim-config';
 import type {
-  DeviceAllocationConfiguration,
   DeviceRequestAllocationResult,
   NodeSelector,
   NodeSelectorRequirement,
@@ -25,20 +25,22 @@ export interface NodeIdentity {
 /** What a checked allocation hands to the driver: this driver's results and its opaque configs, in order. */
 export interface CheckedAllocation {
   readonly results: readonly DeviceRequestAllocationResult[];
-  /** Entries whose `opaque.driver` is this driver, class configs first as in the claim (later entries win). */
-  readonly config: readonly DeviceAllocationConfiguration[];
+  /** Entries whose `opaque.driver` is this driver, decoded, class configs first as in the claim (later win). */
+  readonly config: readonly DriverConfig[];
 }
 
 /**
  * Checks that the ResourceClaim read from the API server is the one the kubelet named (UID), is allocated, has
- * results for `driver` and is usable on this node (allocation node selector, local pools). Returns this driver's
- * results and configs; throws an Error whose message is the per-claim error the kubelet shows.
+ * results for `driver` and is usable on this node (allocation node selector, local pools), and that its
+ * configuration is this driver's to take (`checkClaimConfig`, with `decode`). Returns this driver's results and
+ * decoded configs; throws an Error whose message is the per-claim error the kubelet shows.
  */
 export function checkAllocation(
   claim: ResourceClaim | undefined,
   ref: ClaimRef,
   driver: string,
   node: NodeIdentity,
+  decode?: ConfigDecoder,
 ): CheckedAllocation {
   const id = `${ref.namespace}/${ref.name}`;
   if (claim === undefined) throw new Error(`ResourceClaim ${id} not found`);
@@ -58,8 +60,11 @@ export function checkAllocation(
     throw new Error(
       `ResourceClaim ${id}: device ${foreign.pool}/${foreign.device} is not in a pool of node ${node.nodeName}`,
     );
-  const config = (allocation.devices?.config ?? []).filter((c) => c.opaque?.driver === driver);
-  return { results, config };
+  try {
+    return { results, config: checkClaimConfig(allocation.devices?.config ?? [], results, driver, decode) };
+  } catch (error) {
+    throw new Error(`ResourceClaim ${id}: ${(error as Error).message}`);
+  }
 }
 
 /** Whether a core/v1 NodeSelector selects this node (terms ORed, requirements ANDed). */

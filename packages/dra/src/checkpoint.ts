@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '@kdp/base';
-import type { CdiContainerEdits, CdiDevice } from '@kdp/core';
+import type { CdiDevice } from '@kdp/core';
 import type { ClaimRef } from './check-allocation';
+import { sameState } from './claim-batch-context';
+import { createCheckpointLock } from './checkpoint-lock';
 import type { DeviceRequestAllocationResult } from './resource-claim';
 
 /** The checkpoint format version this code writes and reads. */
@@ -25,8 +27,7 @@ export interface PreparedClaimRecord extends ClaimRef {
   readonly results: readonly DeviceRequestAllocationResult[];
   readonly devices: readonly PreparedDeviceRecord[];
   /** The claim's CDI spec content, re-written when the file is gone (e.g. after a reboot cleared /var/run/cdi). */
-  readonly cdi?:
-    { readonly devices: readonly CdiDevice[]; readonly containerEdits?: CdiContainerEdits } | undefined;
+  readonly cdi?: { readonly devices: readonly CdiDevice[] } | undefined;
 }
 
 /** What {@link Checkpoint.load} found. */
@@ -40,14 +41,38 @@ export interface LoadedCheckpoint {
   readonly corrupt?: { readonly reason: string; readonly movedTo: string } | undefined;
 }
 
-/** The prepared-claims checkpoint of one driver on one node. */
+/** Something the checkpoint found on a read under the lock (at start, or written by another instance). */
+export type CheckpointEvent =
+  | { readonly type: 'checkpoint-corrupt'; readonly reason: string; readonly movedTo: string }
+  | {
+      readonly type: 'rebooted';
+      readonly previousBootId: string;
+      readonly bootId: string;
+      /** The UIDs of the claims prepared in the other boot, discarded: the kubelet prepares them again. */
+      readonly discarded: readonly string[];
+    };
+
+/** The prepared-claims checkpoint of one driver on one node, shared by the driver's instances. */
 export interface Checkpoint {
   /** The checkpoint file. */
   readonly path: string;
-  /** Reads the file (none: empty state); a corrupt one is moved aside, never thrown. Re-saves under a new boot ID. */
+  /** The lock file the instances take for every read-modify-write. */
+  readonly lockPath: string;
+  /** Reads the file under the lock at start (see {@link Checkpoint.update}); nothing there: empty state. */
   load(): Promise<LoadedCheckpoint>;
-  /** Atomically replaces the file with these claims (temp file, fsync, rename; mode 0600). */
-  save(claims: ReadonlyMap<string, PreparedClaimRecord>): Promise<void>;
+  /**
+   * A snapshot without the lock (writes are atomic renames): the claims as last written; a file that is corrupt
+   * or of another boot reads as empty (the next {@link Checkpoint.update} deals with it).
+   */
+  read(): Promise<Map<string, PreparedClaimRecord>>;
+  /**
+   * Read-modify-write under the lock: `change` gets the claims as they are on disk now and changes the map in
+   * place; it is written (temp file, fsync, rename; mode 0600) when a record was added, replaced or removed. A
+   * corrupt file is moved aside, and records of another boot are discarded, each reported to `onEvent`.
+   */
+  update<T>(
+    change: (claims: Map<string, PreparedClaimRecord>) => T | Promise<T>,
+  ): Promise<{ readonly result: T; readonly claims: ReadonlyMap<string, PreparedClaimRecord> }>;
 }
 
 /** Options for {@link createCheckpoint}. */
@@ -56,10 +81,18 @@ export interface CheckpointOptions {
   readonly dir: string;
   /** Where procfs is read (`--proc-root`) for the boot ID; default /proc. */
   readonly procRoot?: string | undefined;
-  /** File name inside `dir`; default `checkpoint.json`. */
+  /** File name inside `dir`; default `checkpoint.json` (the lock is `<file>.lock`). */
   readonly fileName?: string | undefined;
   /** Milliseconds since the epoch, for the name a corrupt file is moved to. */
   readonly now?: (() => number) | undefined;
+  /** This instance, as other instances' lock messages name it. */
+  readonly owner?: string | undefined;
+  /** Lock timing (tests); see `createCheckpointLock`. */
+  readonly lock?: { readonly staleMs?: number; readonly timeoutMs?: number } | undefined;
+  /** Told what a read under the lock found: a corrupt file moved aside, records of another boot discarded. */
+  readonly onEvent?: ((event: CheckpointEvent) => void) | undefined;
+  /** Told when a stale lock of a dead instance was taken over. */
+  readonly onLockTakeover?: ((owner: string, ageMs: number) => void) | undefined;
 }
 
 interface CheckpointFile {
@@ -76,46 +109,91 @@ export async function readBootId(procRoot = '/proc'): Promise<string> {
 
 /**
  * Creates the checkpoint of prepared claims: versioned JSON with a SHA-256 checksum of its data and the boot ID it
- * was written under. A file that fails to parse, has another version or a wrong checksum is renamed to
- * `<file>.corrupt-<ms>` and reported by {@link Checkpoint.load}, so a bad file never crash-loops the plugin.
+ * was written under. Every change is a read-modify-write under a lock file (`createCheckpointLock`), so instances
+ * sharing the file (a rolling update) never overwrite each other's records. A file that fails to parse, has
+ * another version or a wrong checksum is renamed to `<file>.corrupt-<ms>`, so a bad file never crash-loops the
+ * plugin; records written under another boot ID are discarded (a reboot undid what prepare did, and the kubelet
+ * prepares its pods' claims again), as NVIDIA's driver does.
  */
 export function createCheckpoint(options: CheckpointOptions): Checkpoint {
   const { dir } = options;
   const path = join(dir, options.fileName ?? 'checkpoint.json');
+  const lockPath = `${path}.lock`;
   const now = options.now ?? Date.now;
+  const report = options.onEvent ?? (() => undefined);
+  const lock = createCheckpointLock({
+    path: lockPath,
+    owner: options.owner ?? `pid ${process.pid}`,
+    ...options.lock,
+    onTakeover: options.onLockTakeover,
+  });
   let bootId: string | undefined;
+  const currentBootId = async (): Promise<string> => (bootId ??= await readBootId(options.procRoot));
 
-  const save = async (claims: ReadonlyMap<string, PreparedClaimRecord>): Promise<void> => {
-    bootId ??= await readBootId(options.procRoot);
-    const data = { bootId, claims: Object.fromEntries(claims) };
+  const write = async (claims: ReadonlyMap<string, PreparedClaimRecord>): Promise<void> => {
+    const data = { bootId: await currentBootId(), claims: Object.fromEntries(claims) };
     const file: CheckpointFile = { version: CHECKPOINT_VERSION, checksum: checksum(data), data };
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, `${JSON.stringify(file)}\n`, { mode: 0o600 });
   };
 
-  const load = async (): Promise<LoadedCheckpoint> => {
-    bootId = await readBootId(options.procRoot);
-    let text: string;
+  /** The file's text, or undefined when there is none. */
+  const readText = async (): Promise<string | undefined> => {
     try {
-      text = await readFile(path, 'utf8');
+      return await readFile(path, 'utf8');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { claims: new Map(), bootId };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-    const problem = validate(text);
-    if (typeof problem === 'string') {
-      const movedTo = `${path}.corrupt-${Math.floor(now())}`;
-      await rename(path, movedTo);
-      return { claims: new Map(), bootId, corrupt: { reason: problem, movedTo } };
-    }
-    const claims = new Map(Object.entries(problem.data.claims));
-    const previous = problem.data.bootId;
-    if (previous === bootId) return { claims, bootId };
-    await save(claims);
-    return { claims, bootId, previousBootId: previous };
   };
 
-  return { path, load, save };
+  /** Under the lock: the claims to work on, after moving a corrupt file aside or discarding another boot's. */
+  const readLocked = async (): Promise<
+    Omit<LoadedCheckpoint, 'claims'> & { claims: Map<string, PreparedClaimRecord>; dirty: boolean }
+  > => {
+    const current = await currentBootId();
+    const text = await readText();
+    if (text === undefined) return { claims: new Map(), bootId: current, dirty: false };
+    const parsed = validate(text);
+    if (typeof parsed === 'string') {
+      const movedTo = `${path}.corrupt-${Math.floor(now())}`;
+      await rename(path, movedTo);
+      report({ type: 'checkpoint-corrupt', reason: parsed, movedTo });
+      return { claims: new Map(), bootId: current, corrupt: { reason: parsed, movedTo }, dirty: false };
+    }
+    const claims = new Map(Object.entries(parsed.data.claims));
+    const previous = parsed.data.bootId;
+    if (previous === current) return { claims, bootId: current, dirty: false };
+    report({ type: 'rebooted', previousBootId: previous, bootId: current, discarded: [...claims.keys()] });
+    return { claims: new Map(), bootId: current, previousBootId: previous, dirty: true };
+  };
+
+  const update: Checkpoint['update'] = (change) =>
+    lock.run(async () => {
+      const { claims, dirty } = await readLocked();
+      const before = new Map(claims);
+      const result = await change(claims);
+      if (dirty || !sameState(before, claims)) await write(claims);
+      return { result, claims };
+    });
+
+  return {
+    path,
+    lockPath,
+    load: () =>
+      lock.run(async () => {
+        const { dirty, ...loaded } = await readLocked();
+        if (dirty) await write(loaded.claims);
+        return loaded;
+      }),
+    async read() {
+      const text = await readText();
+      const parsed = text === undefined ? 'none' : validate(text);
+      if (typeof parsed === 'string' || parsed.data.bootId !== (await currentBootId())) return new Map();
+      return new Map(Object.entries(parsed.data.claims));
+    },
+    update,
+  };
 }
 
 function checksum(data: CheckpointFile['data']): string {

@@ -11,10 +11,11 @@ export interface ClaimBatchContext {
   readonly node: NodeIdentity;
   readonly driver: DraDriver;
   readonly claims: ClaimReader;
+  /** The records of every instance of the driver on this node: read again for every change. */
   readonly checkpoint: Checkpoint;
   readonly cdi: ClaimCdi;
-  /** The claims prepared or being prepared, by UID; a call changes it in place. */
-  readonly state: Map<string, PreparedClaimRecord>;
+  /** Told the records as last read or written (what `prepared()` answers). */
+  readonly seen: (claims: ReadonlyMap<string, PreparedClaimRecord>) => void;
 }
 
 /** Whether two states hold the same records (by identity). */

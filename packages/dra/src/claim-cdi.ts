@@ -31,7 +31,7 @@ export function createClaimCdi(options: ClaimCdiOptions, driverName: string): Cl
     qualify: (name) => `${vendor}/${cdiClass}=${name}`,
     async write(record) {
       if (record.cdi === undefined || record.cdi.devices.length === 0) return;
-      await writerFor(record.uid).write(record.cdi.devices, record.cdi.containerEdits);
+      await writerFor(record.uid).write(record.cdi.devices);
     },
     remove: (uid) => writerFor(uid).remove(),
   };

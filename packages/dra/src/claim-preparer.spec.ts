@@ -27,6 +27,7 @@ describe('createClaimPreparer', () => {
   }
 
   const plain: DraDriver = {
+    decodeConfig: (parameters) => parameters,
     prepare: async ({ results }) => ({
       devices: results.map((r) => ({ requestNames: [], poolName: r.pool, deviceName: r.device })),
     }),
@@ -46,7 +47,10 @@ describe('createClaimPreparer', () => {
     const third = preparer
       .unprepare([{ namespace: 'default', name: 'a', uid: 'uid-a' }])
       .then(() => order.push('-a'));
-    // Unserialized, b's GET would follow a's within the same turns of the event loop.
+    // Unserialized, b's GET would follow a's within the same turns of the event loop (after a checkpoint read).
+    const deadline = Date.now() + 5000;
+    while (reader.calls.length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setImmediate(resolve));
     for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(reader.calls).toEqual(['default/a']);
     release();
@@ -59,6 +63,7 @@ describe('createClaimPreparer', () => {
   it('keeps going after a rejected call: a failure does not poison the queue', async () => {
     let fail = true;
     const { preparer } = setup({
+      decodeConfig: (parameters) => parameters,
       prepare: async (input) => {
         if (fail) throw new Error('boom');
         return plain.prepare(input);

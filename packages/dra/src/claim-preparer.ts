@@ -22,25 +22,26 @@ export interface ClaimPreparerOptions extends NodeIdentity {
 
 /** Prepares and unprepares claims one call at a time, with the kubelet's rules. */
 export interface ClaimPreparer {
-  /** Loads the checkpoint; call once before the first prepare. */
+  /** Loads the checkpoint (corrupt file moved aside, another boot's records discarded); call once at start. */
   load(): ReturnType<Checkpoint['load']>;
   /** Answers every claim (by UID), each with its devices or its own error; never rejects for one claim. */
   prepare(claims: readonly ClaimRef[]): Promise<Map<string, ClaimOutcome>>;
   /** Answers every claim (by UID) with '' or its error; an unknown claim succeeds. */
   unprepare(claims: readonly ClaimRef[]): Promise<Map<string, string>>;
-  /** The claims currently prepared or being prepared, by UID. */
+  /** The claims prepared or being prepared (by any instance), by UID, as the checkpoint last said. */
   prepared(): ReadonlyMap<string, PreparedClaimRecord>;
 }
 
 /**
  * Creates the claim preparer: calls run one at a time (a second waits for the first); prepare of a checkpointed
- * claim returns its devices again and re-writes its CDI spec if missing (after a reboot); otherwise the claim is
- * read, checked (`checkAllocation`), guarded against a device already prepared for another claim, marked
- * `PrepareStarted`, handed to the driver, its CDI spec written, and marked `PrepareCompleted`.
+ * claim returns its devices again and re-writes its CDI spec if missing; otherwise the claim is read, checked
+ * (`checkAllocation`), guarded against a device already prepared for another claim, marked `PrepareStarted`,
+ * handed to the driver, its CDI spec written, and marked `PrepareCompleted` (see `prepareClaims`: the checkpoint
+ * is shared with the driver's other instances and changed only under its lock).
  */
 export function createClaimPreparer(options: ClaimPreparerOptions): ClaimPreparer {
   const cdi = createClaimCdi(options.cdi, options.driverName);
-  let state = new Map<string, PreparedClaimRecord>();
+  let state: ReadonlyMap<string, PreparedClaimRecord> = new Map();
   let tail: Promise<unknown> = Promise.resolve();
 
   const serialize = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -55,7 +56,9 @@ export function createClaimPreparer(options: ClaimPreparerOptions): ClaimPrepare
     claims: options.claims,
     checkpoint: options.checkpoint,
     cdi,
-    state,
+    seen: (claims) => {
+      state = claims;
+    },
   });
 
   return {

@@ -4,6 +4,7 @@ import type { ClientReadableStream } from '@grpc/grpc-js';
 import { draHealthV1, type draV1 } from '@kdp/api';
 import { createFakeClock } from '@kdp/kubelet-sim';
 import type { DraDriver, PrepareInput, UnprepareInput } from './claim-preparer';
+import { createCheckpoint } from './checkpoint';
 import { createDraPlugin, type DraPlugin, type DraPluginEvent, type DraPluginOptions } from './dra-plugin';
 import {
   allocatedClaim,
@@ -23,6 +24,11 @@ function createTestDriver(): DraDriver & { prepares: PrepareInput[]; unprepares:
   return {
     prepares,
     unprepares,
+    decodeConfig(parameters) {
+      if (typeof (parameters as { mode?: unknown } | null)?.mode !== 'string')
+        throw new Error('mode must be a string');
+      return parameters;
+    },
     async prepare(input) {
       prepares.push(input);
       if (input.claim.metadata.name === 'driver-fails') throw new Error('the GPU is on fire');
@@ -33,9 +39,11 @@ function createTestDriver(): DraDriver & { prepares: PrepareInput[]; unprepares:
           requestNames: [r.request],
           poolName: r.pool,
           deviceName: r.device,
-          containerEdits: { deviceNodes: [{ path: `/dev/dri/${r.device}` }] },
+          containerEdits: {
+            env: [`DEVICE_${r.device.replace('-', '_').toUpperCase()}=${input.claim.metadata.name}`],
+            deviceNodes: [{ path: `/dev/dri/${r.device}` }],
+          },
         })),
-        containerEdits: { env: [`CLAIM=${input.claim.metadata.name}`] },
       };
     },
     async unprepare(input) {
@@ -223,13 +231,13 @@ describe('createDraPlugin', () => {
           requestNames: ['gpu'],
           poolName: 'node-1',
           deviceName: 'gpu-0',
-          cdiDeviceIds: [`${DRIVER}/claim=uid-a-gpu-0`, `${DRIVER}/claim=uid-a-claim`],
+          cdiDeviceIds: [`${DRIVER}/claim=uid-a-gpu-0`],
         },
         {
           requestNames: ['b'],
           poolName: 'node-1',
           deviceName: 'gpu-1',
-          cdiDeviceIds: [`${DRIVER}/claim=uid-a-gpu-1`, `${DRIVER}/claim=uid-a-claim`],
+          cdiDeviceIds: [`${DRIVER}/claim=uid-a-gpu-1`],
         },
       ],
     });
@@ -245,18 +253,42 @@ describe('createDraPlugin', () => {
     // The driver saw only the good claims, with this driver's config only, class config first.
     expect(driver.prepares.map((p) => p.claim.metadata.name)).toEqual(['a', 'b']);
     expect(driver.prepares[0]?.config).toEqual([
-      { source: 'FromClass', opaque: { driver: DRIVER, parameters: { mode: 'class' } } },
+      { source: 'FromClass', requests: [], parameters: { mode: 'class' } },
     ]);
-    // One CDI spec per prepared claim, holding its devices and the claim-wide edits.
+    // One CDI spec per prepared claim, each device with all it needs (no claim-wide edits: a container naming
+    // request b must not get request gpu's environment).
     expect(cdiFiles().sort()).toEqual([`kdp-${DRIVER}-claim_uid-a.json`, `kdp-${DRIVER}-claim_uid-b.json`]);
     const spec = JSON.parse(readFileSync(join(dirs.cdi, `kdp-${DRIVER}-claim_uid-a.json`), 'utf8'));
     expect(spec.kind).toBe(`${DRIVER}/claim`);
     expect(spec.devices).toEqual([
-      { name: 'uid-a-claim', containerEdits: { env: ['CLAIM=a'] } },
-      { name: 'uid-a-gpu-0', containerEdits: { deviceNodes: [{ path: '/dev/dri/gpu-0' }] } },
-      { name: 'uid-a-gpu-1', containerEdits: { deviceNodes: [{ path: '/dev/dri/gpu-1' }] } },
+      {
+        name: 'uid-a-gpu-0',
+        containerEdits: { env: ['DEVICE_GPU_0=a'], deviceNodes: [{ path: '/dev/dri/gpu-0' }] },
+      },
+      {
+        name: 'uid-a-gpu-1',
+        containerEdits: { env: ['DEVICE_GPU_1=a'], deviceNodes: [{ path: '/dev/dri/gpu-1' }] },
+      },
     ]);
     expect(events).toContainEqual(expect.objectContaining({ type: 'prepared', claims: 7 }));
+  });
+
+  it('answers a prioritized-list result (`main/sub`) under the base request name the container names', async () => {
+    reader.store.set(
+      'default/a',
+      allocatedClaim('a', 'uid-a', [
+        { device: 'gpu-0', request: 'main/big' },
+        { device: 'gpu-1', request: 'main/big' },
+        { device: 'gpu-2', request: 'other' },
+      ]),
+    );
+    await start();
+    const response = await prepare([ref('a', 'uid-a')]);
+    expect(response.claims['uid-a']?.devices.map((d) => [d.deviceName, d.requestNames])).toEqual([
+      ['gpu-0', ['main']],
+      ['gpu-1', ['main']],
+      ['gpu-2', ['other']],
+    ]);
   });
 
   it('prepares idempotently: the same devices again, from its own state, on v1 and v1beta1', async () => {
@@ -334,7 +366,7 @@ describe('createDraPlugin', () => {
     expect(driver.prepares).toHaveLength(1);
   });
 
-  it('after a reboot (new boot ID, CDI directory gone) reports it and re-creates the CDI specs on prepare', async () => {
+  it('after a reboot (new boot ID) discards the checkpointed claims and prepares them again, work and CDI specs', async () => {
     reader.store.set('default/a', allocatedClaim('a', 'uid-a', [{ device: 'gpu-0' }]));
     await start();
     const before = await prepare([ref('a', 'uid-a')]);
@@ -343,13 +375,82 @@ describe('createDraPlugin', () => {
     rmSync(dirs.cdi, { recursive: true });
     dirs.setBootId('boot-2');
     await start();
-    expect(events).toContainEqual({ type: 'rebooted', previousBootId: 'boot-1', bootId: 'boot-2' });
+    expect(events).toContainEqual({
+      type: 'rebooted',
+      previousBootId: 'boot-1',
+      bootId: 'boot-2',
+      discarded: 1,
+    });
+    expect(pl().prepared().size).toBe(0);
+    // The driver's work is done again (a programmed FPGA region did not survive the reboot), not answered from
+    // the checkpoint: the claim is read again and handed to the driver.
     expect(await prepare([ref('a', 'uid-a')])).toEqual(before);
+    expect(driver.prepares).toHaveLength(2);
+    expect(reader.calls).toEqual(['default/a', 'default/a']);
     expect(cdiFiles()).toEqual(names);
     // The checkpoint now carries the new boot ID: the next restart is no reboot.
     events.length = 0;
     await start();
     expect(events.map((e) => e.type)).not.toContain('rebooted');
+    expect(pl().prepared().get('uid-a')?.state).toBe('PrepareCompleted');
+  });
+
+  it('shares the checkpoint with a second instance (rolling update): concurrent prepares and cross unprepares lose nothing', async () => {
+    for (const name of ['a', 'b', 'c'])
+      reader.store.set(`default/${name}`, allocatedClaim(name, `uid-${name}`, [{ device: `gpu-${name}` }]));
+    reader.store.set('default/steal', allocatedClaim('steal', 'uid-steal', [{ device: 'gpu-a' }]));
+    const old = await start({ podUid: 'pod-old' });
+    const oldClients = cl();
+    clients = undefined;
+    plugin = undefined;
+    const next = createDraPlugin(options({ podUid: 'pod-new' }));
+    await next.start();
+    const newClients = createClients(next.registrationSocket, next.draSocket);
+    const call = <Res>(
+      c: ReturnType<typeof createClients>,
+      method: 'nodePrepareResources' | 'nodeUnprepareResources',
+      claims: draV1.Claim[],
+    ) => unary<{ claims: draV1.Claim[] }, Res>(c.v1[method] as never, c.v1, { claims });
+    try {
+      expect(old.checkpoint.path).toBe(next.checkpoint.path);
+      // Both instances prepare at once, each its own claims (reads held so that the calls overlap).
+      const releaseA = reader.hold('default/a');
+      const releaseB = reader.hold('default/b');
+      const prepared = Promise.all([
+        call<draV1.NodePrepareResourcesResponse>(oldClients, 'nodePrepareResources', [
+          ref('a', 'uid-a'),
+          ref('c', 'uid-c'),
+        ]),
+        call<draV1.NodePrepareResourcesResponse>(newClients, 'nodePrepareResources', [ref('b', 'uid-b')]),
+      ]);
+      await waitFor(() => reader.calls.includes('default/a') && reader.calls.includes('default/b'));
+      releaseA();
+      releaseB();
+      const [fromOld, fromNew] = await prepared;
+      expect(fromOld.claims['uid-a']?.error).toBe('');
+      expect(fromOld.claims['uid-c']?.error).toBe('');
+      expect(fromNew.claims['uid-b']?.error).toBe('');
+      const reopened = createCheckpoint({ dir: join(dirs.plugins, DRIVER), procRoot: dirs.proc });
+      expect([...(await reopened.read()).keys()].sort()).toEqual(['uid-a', 'uid-b', 'uid-c']);
+      // The new instance knows the old one's devices: no second claim gets gpu-a.
+      const steal = await call<draV1.NodePrepareResourcesResponse>(newClients, 'nodePrepareResources', [
+        ref('steal', 'uid-steal'),
+      ]);
+      expect(steal.claims['uid-steal']?.error).toMatch(/gpu-a is already prepared for claim default\/a/);
+      // Each unprepares a claim the other prepared (the kubelet talks to the newest endpoint).
+      await Promise.all([
+        call(newClients, 'nodeUnprepareResources', [ref('a', 'uid-a'), ref('steal', 'uid-steal')]),
+        call(oldClients, 'nodeUnprepareResources', [ref('b', 'uid-b')]),
+      ]);
+      expect([...(await reopened.read()).keys()]).toEqual(['uid-c']);
+      expect(driver.unprepares.map((u) => u.claim.uid).sort()).toEqual(['uid-a', 'uid-b']);
+      expect(cdiFiles()).toEqual([`kdp-${DRIVER}-claim_uid-c.json`]);
+    } finally {
+      oldClients.close();
+      newClients.close();
+      await old.stop();
+      await next.stop();
+    }
   });
 
   it('moves a corrupt checkpoint aside, reports it and starts with no prepared claims', async () => {
@@ -384,9 +485,10 @@ describe('createDraPlugin', () => {
   });
 
   describe('NodeWatchResources', () => {
+    // Observed 10 s before the stream opens (the last scan).
     const healthy: DeviceHealthReport[] = [
-      { poolName: 'node-1', deviceName: 'gpu-0', health: 'Healthy' },
-      { poolName: 'node-1', deviceName: 'gpu-1', health: 'Healthy' },
+      { poolName: 'node-1', deviceName: 'gpu-0', health: 'Healthy', observedAt: 1_799_999_990_000 },
+      { poolName: 'node-1', deviceName: 'gpu-1', health: 'Healthy', observedAt: 1_799_999_990_500 },
     ];
 
     function messages(stream: ClientReadableStream<draHealthV1.NodeWatchResourcesResponse>) {
@@ -409,15 +511,21 @@ describe('createDraPlugin', () => {
           devices: healthy.map((d) => ({
             device: { poolName: d.poolName, deviceName: d.deviceName },
             health: draHealthV1.HealthStatus.HEALTHY,
-            lastUpdatedTime: 1_800_000_000,
+            lastUpdatedTime: 1_799_999_990, // when observed, not when sent
             healthCheckTimeoutSeconds: 20,
             message: '',
           })),
         });
 
         source.set([
-          { poolName: 'node-1', deviceName: 'gpu-0', health: 'Unhealthy', message: 'x'.repeat(2000) },
-          { poolName: 'node-1', deviceName: 'gpu-1', health: 'Unknown' },
+          {
+            poolName: 'node-1',
+            deviceName: 'gpu-0',
+            health: 'Unhealthy',
+            message: 'x'.repeat(2000),
+            observedAt: 1_800_000_000_000,
+          },
+          { poolName: 'node-1', deviceName: 'gpu-1', health: 'Unknown', observedAt: 1_800_000_000_000 },
         ]);
         await waitFor(() => received.length === 2);
         expect(received[1]?.devices.map((d) => d.health)).toEqual([
@@ -430,7 +538,8 @@ describe('createDraPlugin', () => {
         clock.advance(1);
         await waitFor(() => received.length === 3);
         expect(received[2]?.devices).toHaveLength(2);
-        expect(received[2]?.devices[0]?.lastUpdatedTime).toBe(1_800_000_010);
+        // Re-sent 10 s later, nothing observed since: it ages, so a stalled scan times out to Unknown.
+        expect(received[2]?.devices[0]?.lastUpdatedTime).toBe(1_800_000_000);
 
         // A cancelled stream stops its timer and its subscription.
         stream.cancel();

@@ -32,9 +32,21 @@ export const DRA_HEALTH_SERVICES = ['v1.DRAResourceHealth', 'v1alpha1.DRAResourc
 export type DraPluginEvent =
   | { readonly type: 'registration'; readonly registered: boolean; readonly error: string }
   | { readonly type: 'checkpoint-corrupt'; readonly reason: string; readonly movedTo: string }
-  | { readonly type: 'rebooted'; readonly previousBootId: string; readonly bootId: string }
-  | { readonly type: 'prepared'; readonly claims: number; readonly errors: readonly string[] }
-  | { readonly type: 'unprepared'; readonly claims: number; readonly errors: readonly string[] };
+  | {
+      readonly type: 'rebooted';
+      readonly previousBootId: string;
+      readonly bootId: string;
+      /** How many prepared claims of the other boot were discarded (the kubelet prepares them again). */
+      readonly discarded: number;
+    }
+  | { readonly type: 'checkpoint-lock-takeover'; readonly owner: string; readonly ageMs: number }
+  | {
+      readonly type: 'prepared' | 'unprepared';
+      readonly claims: number;
+      readonly errors: readonly string[];
+      /** How long the call took. */
+      readonly durationMs: number;
+    };
 
 /** Options for {@link createDraPlugin}. */
 export interface DraPluginOptions {
@@ -83,9 +95,9 @@ export interface DraPlugin {
   readonly supportedVersions: readonly string[];
   /** The last NotifyRegistrationStatus, or undefined before any. */
   registrationStatus(): { readonly registered: boolean; readonly error: string } | undefined;
-  /** The prepared claims, by UID. */
+  /** The prepared claims (of every instance sharing the checkpoint), by UID, as last read. */
   prepared(): ReadonlyMap<string, PreparedClaimRecord>;
-  /** The checkpoint (path, load, save). */
+  /** The checkpoint (path, load, read, update). */
   readonly checkpoint: Checkpoint;
 }
 
@@ -117,6 +129,39 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
     dir: options.dataDir ?? dirname(draSocket),
     procRoot: options.procRoot,
     now: () => clock.now(),
+    owner: `${options.podUid !== undefined ? `pod ${options.podUid}, ` : ''}pid ${process.pid}`,
+    onEvent(event) {
+      if (event.type === 'checkpoint-corrupt') {
+        logger.error(
+          { driver: driverName, reason: event.reason, movedTo: event.movedTo },
+          'checkpoint is corrupt: moved aside, starting with no prepared claims',
+        );
+        emit({ type: 'checkpoint-corrupt', reason: event.reason, movedTo: event.movedTo });
+        return;
+      }
+      logger.info(
+        {
+          driver: driverName,
+          previousBootId: event.previousBootId,
+          bootId: event.bootId,
+          discarded: event.discarded,
+        },
+        'the node rebooted since the checkpoint was written: its prepared claims are discarded, the kubelet prepares them again',
+      );
+      emit({
+        type: 'rebooted',
+        previousBootId: event.previousBootId,
+        bootId: event.bootId,
+        discarded: event.discarded.length,
+      });
+    },
+    onLockTakeover(owner, ageMs) {
+      logger.warn(
+        { driver: driverName, owner, ageMs },
+        'took over the checkpoint lock of an instance that died holding it',
+      );
+      emit({ type: 'checkpoint-lock-takeover', owner, ageMs });
+    },
   });
   const preparer = createClaimPreparer({
     driverName,
@@ -145,10 +190,11 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
   const draServer = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   const draService = createDraService({
     preparer,
-    report(type, claims, errors) {
+    clock,
+    report(type, claims, errors, durationMs) {
       for (const error of errors) logger.warn({ driver: driverName }, error);
-      logger.debug({ driver: driverName, claims, errors: errors.length }, `${type} claims`);
-      emit({ type, claims, errors });
+      logger.debug({ driver: driverName, claims, errors: errors.length, durationMs }, `${type} claims`);
+      emit({ type, claims, errors, durationMs });
     },
   });
   draServer.addService(draV1.DRAPluginService, draService);
@@ -187,21 +233,8 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
     async start() {
       if (started) throw new Error('the DRA plugin was already started');
       started = true;
-      const loaded = await preparer.load();
-      if (loaded.corrupt !== undefined) {
-        logger.error(
-          { driver: driverName, reason: loaded.corrupt.reason, movedTo: loaded.corrupt.movedTo },
-          'checkpoint is corrupt: moved aside, starting with no prepared claims',
-        );
-        emit({ type: 'checkpoint-corrupt', ...loaded.corrupt });
-      }
-      if (loaded.previousBootId !== undefined) {
-        logger.info(
-          { driver: driverName, previousBootId: loaded.previousBootId, bootId: loaded.bootId },
-          'the node rebooted since the checkpoint was written: CDI specs are re-written on the next prepare',
-        );
-        emit({ type: 'rebooted', previousBootId: loaded.previousBootId, bootId: loaded.bootId });
-      }
+      // A corrupt checkpoint or another boot's records are reported through the checkpoint's onEvent.
+      await preparer.load();
       await serveOnSocket(draServer, draSocket);
       await serveOnSocket(registrationServer, registrationSocket);
       logger.info(

@@ -1,4 +1,4 @@
-import { draDeviceName, draPoolName, toSliceDevice } from './dra-serve-mode-devices';
+import { cdiDeviceEdits, draDeviceName, draPoolName, toSliceDevice } from './dra-serve-mode-devices';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
@@ -47,5 +47,21 @@ describe('the DRA device model of plugin devices', () => {
     expect(device.attributes?.['k_00']).toBe('v'.repeat(64));
     expect([device.pciBusId, device.pcieRoot]).toEqual(['0000:3b:00.0', 'pci0000:3a']);
     expect(toSliceDevice('example.com/usb', { id: 'x', health: 'Healthy' }).pciBusId).toBeUndefined();
+  });
+
+  it("gives a device's CDI edits its nodes and mounts, device-list variables `void` and its own env names", () => {
+    const allocation = {
+      envs: { PCIDEVICE_X: '0000:3b:02.1', NVIDIA_VISIBLE_DEVICES: 'GPU-1' },
+      devices: [{ containerPath: '/dev/vfio/7', hostPath: '/dev/vfio/7', permissions: 'rw' }],
+      mounts: [{ containerPath: '/run/x', hostPath: '/run/x', readOnly: true }],
+    };
+    expect(cdiDeviceEdits(allocation, { NVIDIA_VISIBLE_DEVICES: 'GPU-1' }, 'vf-1-a2b3')).toEqual({
+      env: ['NVIDIA_VISIBLE_DEVICES=void', 'PCIDEVICE_X_VF_1_A2B3=0000:3b:02.1'],
+      deviceNodes: [{ path: '/dev/vfio/7', permissions: 'rw' }],
+      mounts: [
+        { hostPath: '/run/x', containerPath: '/run/x', type: 'bind', options: ['rbind', 'ro', 'nosuid'] },
+      ],
+    });
+    expect(cdiDeviceEdits({}, {}, 'd')).toBeUndefined();
   });
 });

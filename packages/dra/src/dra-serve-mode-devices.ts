@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ContainerAllocation, PluginDevice } from '@kdp/core';
-import type { CdiContainerEdits } from '@kdp/core';
+import type { CdiContainerEdits, ContainerAllocation, PluginDevice } from '@kdp/core';
 import { cdiEditsOf } from '@kdp/core/plugin';
 import type { SliceAttributeValue, SliceDevice } from './pool-slices';
 
@@ -105,15 +104,43 @@ export function toSliceDevice(resource: string, device: PluginDevice<unknown>): 
   };
 }
 
-/** What one container gets for a device under CDI: its device nodes and mounts (undefined: none). */
-export function deviceEdits(allocation: ContainerAllocation): CdiContainerEdits | undefined {
-  const edits = cdiEditsOf(allocation);
-  return (edits.deviceNodes?.length ?? 0) + (edits.mounts?.length ?? 0) === 0 ? undefined : edits;
+/** The value of a resource's device-list variables under DRA: nothing for a runtime hook to do. */
+export const DEVICE_LIST_ENV_OFF = 'void';
+
+/** A DRA device name as the suffix of its environment variables (`gpu-3f0b…-1a2b` → `GPU_3F0B…_1A2B`). */
+export function envSuffix(deviceName: string): string {
+  return deviceName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
-/** An allocation's environment as CDI `env` entries (`NAME=value`), in name order. */
-export function envEdits(envs: Readonly<Record<string, string>>): string[] {
-  return Object.keys(envs)
-    .sort()
-    .map((name) => `${name}=${envs[name] ?? ''}`);
+/**
+ * Everything a container needs for one device under CDI, the only hand-over of DRA: the device nodes and mounts
+ * its resource's allocate hook answers (whatever the device-plugin strategy), the resource's device-list
+ * variables (`NVIDIA_VISIBLE_DEVICES`) set to `void` so that a runtime hook reading them (NVIDIA's legacy hook;
+ * CUDA images set `NVIDIA_VISIBLE_DEVICES=all`) does not act as well, as NVIDIA's DRA driver does, and the
+ * allocation's own environment under names of this device alone (`KDP_USB_STICK_IDS` →
+ * `KDP_USB_STICK_IDS_<DEVICE>`): the CDI devices of several devices, requests or claims in one container then
+ * compose (a runtime keeps one value per name). Undefined when there is nothing to edit.
+ */
+export function cdiDeviceEdits(
+  allocation: ContainerAllocation,
+  deviceListEnv: Readonly<Record<string, string>>,
+  deviceName: string,
+): CdiContainerEdits | undefined {
+  const suffix = envSuffix(deviceName);
+  const env = [
+    ...Object.keys(deviceListEnv)
+      .sort()
+      .map((name) => `${name}=${DEVICE_LIST_ENV_OFF}`),
+    ...Object.keys(allocation.envs ?? {})
+      .filter((name) => !(name in deviceListEnv))
+      .sort()
+      .map((name) => `${name}_${suffix}=${allocation.envs?.[name] ?? ''}`),
+  ];
+  const { deviceNodes = [], mounts = [] } = cdiEditsOf(allocation);
+  if (env.length + deviceNodes.length + mounts.length === 0) return undefined;
+  return {
+    ...(env.length > 0 ? { env } : {}),
+    ...(deviceNodes.length > 0 ? { deviceNodes } : {}),
+    ...(mounts.length > 0 ? { mounts } : {}),
+  };
 }

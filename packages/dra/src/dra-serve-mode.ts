@@ -9,6 +9,7 @@ import {
   type ServeModeContext,
 } from '@kdp/core/plugin';
 import { createPluginDriver, type PluginDriver, type DraServeModeEvent } from './plugin-driver';
+import { createDraMetrics } from './dra-metrics';
 import { loadKubeAccess } from './load-kube-access';
 import { DRA_PLUGINS_DIR } from './socket-names';
 
@@ -52,8 +53,8 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * `<plugin>.kdp.dev`, fed by the same scans, device memory and allocate hooks as the device-plugin mode. Each
  * resource is a pool `<node>/<resource>` of ResourceSlices (healthy devices only; names from the device IDs,
  * attributes from the plugin's, `numa`, `resource`, `id` and the standard PCI ones); a claim's device is prepared
- * by the resource's own `allocate`, so a container gets the device nodes, mounts and environment the
- * device-plugin mode's Allocate gives it: nodes and mounts as the device's CDI edits, environment as the claim's.
+ * by the resource's own `allocate` for that device alone, whatever the device-list strategy: its CDI device holds
+ * the device nodes and mounts, the device-list variables `void` and its own environment (`<NAME>_<DEVICE>`).
  * Flags: `--kubeconfig FILE`, `--dra-plugins-dir DIR` [/var/lib/kubelet/plugins]; `--node-name` is required.
  */
 export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode {
@@ -87,6 +88,11 @@ async function createBackend(
       throw new UsageError(messageOf(error));
     }
   }
+  const metrics = createDraMetrics({ registry: context.metrics.registry, clock: context.clock });
+  const onEvent = (event: DraServeModeEvent): void => {
+    metrics.record(event);
+    options.onEvent?.(event);
+  };
   const drivers = new Map<AnyPluginDefinition, PluginDriver>();
   for (const definition of context.plugins) {
     drivers.set(
@@ -102,7 +108,8 @@ async function createBackend(
         podUid: context.env['POD_UID'] || undefined,
         sliceDebounceMs: options.sliceDebounceMs,
         healthCheckTimeoutSeconds: options.healthCheckTimeoutSeconds,
-        onEvent: options.onEvent,
+        onEvent,
+        metrics,
         clock: context.clock,
         logger: context.loggerOf(definition),
         signal: context.signal,

@@ -12,6 +12,8 @@ export interface DeviceHealthReport {
   readonly health: DraDeviceHealth;
   /** Why (at most 1024 characters reach the kubelet). */
   readonly message?: string | undefined;
+  /** When this health was last determined (ms since the epoch): `last_updated_time`. */
+  readonly observedAt: number;
 }
 
 /** The plugin's live device health: the full list now, and a signal when it changes. */
@@ -49,8 +51,9 @@ type HealthStream = ServerWritableStream<unknown, draHealthV1.NodeWatchResources
 
 /**
  * Creates the health service: each NodeWatchResources stream gets the full device list at once, after every
- * change of the source and, so that the kubelet never times a device out to Unknown, at least every
- * `timeoutSeconds / 2`. `last_updated_time` is the send time: the source's list is the health as of now.
+ * change of the source and at least every `timeoutSeconds / 2`. `last_updated_time` is when the source last
+ * determined each device's health (KEP 4680), not the send time: while the source keeps observing, the kubelet
+ * never times a device out; when its scans stall, the devices read as Unknown after the timeout.
  */
 export function createHealthService(options: HealthServiceOptions): HealthService {
   const { source, clock } = options;
@@ -58,12 +61,11 @@ export function createHealthService(options: HealthServiceOptions): HealthServic
   const closers = new Set<() => void>();
 
   const snapshot = (): draHealthV1.NodeWatchResourcesResponse => {
-    const now = Math.floor(clock.now() / 1000);
     return {
       devices: source.current().map((d) => ({
         device: { poolName: d.poolName, deviceName: d.deviceName },
         health: toProto(d.health),
-        lastUpdatedTime: now,
+        lastUpdatedTime: Math.floor(d.observedAt / 1000),
         healthCheckTimeoutSeconds: timeoutSeconds,
         message: truncate(d.message ?? ''),
       })),

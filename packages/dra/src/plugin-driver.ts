@@ -1,14 +1,14 @@
 import type { Clock, Logger } from '@kdp/base';
 import { createKubeClient } from '@kdp/core';
-import type { AnyResourceDeclaration, ContainerAllocation, KubeApiAccess, PluginDevice } from '@kdp/core';
+import type { KubeApiAccess } from '@kdp/core';
 import type { ResourceHost } from '@kdp/core/plugin';
-import type { PreparedDevice, PrepareInput, PrepareOutput } from './claim-preparer';
 import { createKubeClaimReader } from './claim-reader';
 import { createDraPlugin, type DraPlugin, type DraPluginEvent } from './dra-plugin';
-import { deviceEdits, draPoolName, envEdits, toSliceDevice } from './dra-serve-mode-devices';
-import type { DeviceHealthReport, HealthSource } from './health-service';
+import { createDriverPools } from './driver-pools';
+import type { DraMetrics } from './dra-metrics';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SliceDevice } from './pool-slices';
+import { preparePluginClaim } from './prepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
 /** Something that happened to one plugin's driver in DRA mode (tests and logs). */
@@ -49,27 +49,8 @@ export interface PluginDriverOptions {
   readonly logger: Logger;
   /** Aborts when the process shuts down. */
   readonly signal: AbortSignal;
-}
-
-/** One resource of a driver: its declaration and its devices now, by DRA device name. */
-interface ServedResource {
-  readonly declaration: AnyResourceDeclaration;
-  readonly pool: string;
-  unsubscribe: () => void;
-  devices: ReadonlyMap<string, PluginDevice<unknown>>;
-  slice: readonly SliceDevice[];
-}
-
-/** A driver's resources as DRA pools: what its slices publish and its claims and health reports read. */
-interface DriverPools {
-  readonly host: ResourceHost;
-  /** The served resources by pool name. */
-  readonly byPool: ReadonlyMap<string, ServedResource>;
-  /** The healthy devices of every pool, as slices publish them. */
-  slices(): Map<string, readonly SliceDevice[]>;
-  readonly health: HealthSource;
-  /** Stops following the resources' device lists. */
-  close(): void;
+  /** Told of every change of a pool's published devices (the publication latency starts there). */
+  readonly metrics?: Pick<DraMetrics, 'poolChanged'> | undefined;
 }
 
 /**
@@ -81,8 +62,22 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
   let publisher: SlicePublisher | undefined;
   let plugin: DraPlugin | undefined;
   let started = false;
-  const pools = createDriverPools(options, () => {
-    if (started) publisher?.update(pools.slices());
+  /** Per pool, its devices as last handed to the publisher. */
+  const handed = new Map<string, string>();
+  /** The pools to publish now; a pool whose devices changed since the last hand-over is told to the metrics. */
+  const model = (): Map<string, readonly SliceDevice[]> => {
+    const current = pools.slices();
+    for (const [pool, devices] of current) {
+      const content = JSON.stringify(devices);
+      if (handed.get(pool) === content) continue;
+      handed.set(pool, content);
+      options.metrics?.poolChanged(name, pool, devices.length);
+    }
+    for (const pool of [...handed.keys()]) if (!current.has(pool)) handed.delete(pool);
+    return current;
+  };
+  const pools = createDriverPools({ name, nodeName, clock: options.clock, logger }, () => {
+    if (started) publisher?.update(model());
   });
   const emit = options.onEvent ?? (() => undefined);
   return {
@@ -100,7 +95,7 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         discovery,
         driverName: name,
         nodeName,
-        pools: pools.slices(),
+        pools: model(),
         clock: options.clock,
         ...(options.sliceDebounceMs !== undefined ? { debounceMs: options.sliceDebounceMs } : {}),
         onEvent: (event) => {
@@ -111,7 +106,9 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
       plugin = createDraPlugin({
         driverName: name,
         nodeName,
-        driver: { prepare: (input) => prepareClaim(input, pools.byPool, name, options.signal, logger) },
+        driver: {
+          prepare: (input) => preparePluginClaim(input, pools.byPool, name, options.signal, logger),
+        },
         claims: createKubeClaimReader({ access, discovery }),
         pluginsRegistryDir: options.pluginsRegistryDir,
         draPluginsDir: options.draPluginsDir,
@@ -140,174 +137,6 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
     },
     registered: () => plugin?.registrationStatus()?.registered === true,
   };
-}
-
-/** The resources of one driver as pools; `changed` is called whenever a pool's devices change. */
-function createDriverPools(options: PluginDriverOptions, changed: () => void): DriverPools {
-  const { name, nodeName, logger } = options;
-  const resources = new Map<string, ServedResource>();
-  const byPool = new Map<string, ServedResource>();
-  const healthListeners = new Set<() => void>();
-  const notify = (): void => {
-    changed();
-    for (const listener of [...healthListeners]) listener();
-  };
-  const setDevices = (resource: ServedResource, list: readonly PluginDevice<unknown>[]): void => {
-    const devices = new Map<string, PluginDevice<unknown>>();
-    const slice: SliceDevice[] = [];
-    for (const device of list) {
-      const sliceDevice = toSliceDevice(resource.declaration.name, device);
-      const other = devices.get(sliceDevice.name);
-      if (other !== undefined) {
-        logger.error(
-          {
-            resource: resource.declaration.name,
-            device: device.id,
-            clashesWith: other.id,
-            name: sliceDevice.name,
-          },
-          'two devices have one DRA device name; the second is not published',
-        );
-        continue;
-      }
-      devices.set(sliceDevice.name, device);
-      // Only healthy devices are offered to the scheduler, as the kubelet allocates only healthy ones.
-      if (device.health === 'Healthy') slice.push(sliceDevice);
-    }
-    resource.devices = devices;
-    resource.slice = slice;
-    notify();
-  };
-  const host: ResourceHost = {
-    addResource(declaration) {
-      if (resources.has(declaration.name)) throw new Error(`resource ${declaration.name} is already served`);
-      const pool = draPoolName(nodeName, declaration.name);
-      if (byPool.has(pool))
-        throw new Error(`resource ${declaration.name}: pool ${pool} is taken by another resource`);
-      const entry: ServedResource = {
-        declaration: declaration as AnyResourceDeclaration,
-        pool,
-        devices: new Map(),
-        slice: [],
-        unsubscribe: () => undefined,
-      };
-      resources.set(declaration.name, entry);
-      byPool.set(pool, entry);
-      entry.unsubscribe = declaration.source.subscribe((list) => setDevices(entry, list));
-      logger.info({ resource: declaration.name, driver: name, pool }, 'resource served through DRA');
-    },
-    async removeResource(resourceName) {
-      const entry = resources.get(resourceName);
-      if (entry === undefined) throw new Error(`resource ${resourceName} is not served by this driver`);
-      entry.unsubscribe();
-      resources.delete(resourceName);
-      byPool.delete(entry.pool);
-      notify();
-    },
-  };
-  return {
-    host,
-    byPool,
-    slices: () => new Map([...byPool].map(([pool, resource]) => [pool, resource.slice])),
-    health: {
-      current: () =>
-        [...byPool].flatMap(([pool, entry]) =>
-          [...entry.devices].map(([deviceName, device]): DeviceHealthReport => ({
-            poolName: pool,
-            deviceName,
-            health: device.health === 'Healthy' ? 'Healthy' : 'Unhealthy',
-            ...(device.problem !== undefined ? { message: device.problem } : {}),
-          })),
-        ),
-      onChange(listener) {
-        healthListeners.add(listener);
-        return () => healthListeners.delete(listener);
-      },
-    },
-    close() {
-      for (const entry of resources.values()) entry.unsubscribe();
-    },
-  };
-}
-
-/** A claim's devices on this node, grouped by resource; throws for a device that is not here or not healthy. */
-function claimedDevices(
-  results: PrepareInput['results'],
-  byPool: ReadonlyMap<string, ServedResource>,
-  driver: string,
-): Map<ServedResource, { result: PrepareInput['results'][number]; device: PluginDevice<unknown> }[]> {
-  const groups = new Map<
-    ServedResource,
-    { result: PrepareInput['results'][number]; device: PluginDevice<unknown> }[]
-  >();
-  for (const result of results) {
-    const entry = byPool.get(result.pool);
-    if (entry === undefined) throw new Error(`pool ${result.pool} is not served by ${driver} on this node`);
-    const device = entry.devices.get(result.device);
-    if (device === undefined) throw new Error(`device ${result.pool}/${result.device} is not on this node`);
-    if (device.health !== 'Healthy')
-      throw new Error(
-        `device ${result.pool}/${result.device} (${device.id}) is Unhealthy${device.problem ? `: ${device.problem}` : ''}`,
-      );
-    groups.set(entry, [...(groups.get(entry) ?? []), { result, device }]);
-  }
-  return groups;
-}
-
-/** What a resource's `allocate` hook answers for `devices` (nothing without one). */
-async function allocate(
-  entry: ServedResource,
-  devices: readonly PluginDevice<unknown>[],
-  signal: AbortSignal,
-): Promise<ContainerAllocation> {
-  const allocateHook = entry.declaration.allocate;
-  if (allocateHook === undefined) return {};
-  return allocateHook({ resource: entry.declaration.name, devices, containerIndex: 0, signal });
-}
-
-/** One claim: each device's own allocation (nodes, mounts, CDI names) and the claim's environment. */
-async function prepareClaim(
-  { results }: PrepareInput,
-  byPool: ReadonlyMap<string, ServedResource>,
-  driver: string,
-  signal: AbortSignal,
-  logger: Logger,
-): Promise<PrepareOutput> {
-  const prepared: PreparedDevice[] = [];
-  const env: Record<string, string> = {};
-  for (const [entry, items] of claimedDevices(results, byPool, driver)) {
-    // The environment names every device of the claim at once (NVIDIA_VISIBLE_DEVICES=a,b), as one Allocate does.
-    const all = await allocate(
-      entry,
-      items.map((item) => item.device),
-      signal,
-    );
-    Object.assign(env, all.envs ?? {});
-    // DRA has no PreStartContainer: what a resource does there (an FPGA's programming) is done in prepare.
-    await entry.declaration.preStartContainer?.({
-      resource: entry.declaration.name,
-      devices: items.map((item) => item.device),
-      unknownIds: [],
-      signal,
-    });
-    for (const { result, device } of items) {
-      const own = items.length === 1 ? all : await allocate(entry, [device], signal);
-      if (Object.keys(own.annotations ?? {}).length > 0)
-        logger.debug(
-          { device: device.id },
-          'allocation annotations have no place in CDI edits; not passed on',
-        );
-      prepared.push({
-        requestNames: [result.request],
-        poolName: result.pool,
-        deviceName: result.device,
-        containerEdits: deviceEdits(own),
-        ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
-      });
-    }
-  }
-  const claimEnv = envEdits(env);
-  return { devices: prepared, ...(claimEnv.length > 0 ? { containerEdits: { env: claimEnv } } : {}) };
 }
 
 function logPluginEvent(logger: Logger, driver: string, event: DraPluginEvent): void {

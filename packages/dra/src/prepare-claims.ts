@@ -1,6 +1,6 @@
 import { checkAllocation, type ClaimRef } from './check-allocation';
-import type { PreparedDeviceRecord } from './checkpoint';
-import { sameState, type ClaimBatchContext } from './claim-batch-context';
+import type { PreparedClaimRecord, PreparedDeviceRecord } from './checkpoint';
+import type { ClaimBatchContext } from './claim-batch-context';
 import { checkClaimRef, checkSameClaim, describeClaim, findDeviceConflict } from './claim-checks';
 import type { PrepareInput } from './dra-driver';
 import { messageOf } from './message-of';
@@ -18,87 +18,180 @@ interface Pending {
   readonly input: PrepareInput;
 }
 
+/** A claim the driver prepared: its completed record. */
+interface Finished {
+  readonly ref: ClaimRef;
+  readonly record: PreparedClaimRecord;
+}
+
+const failure = (ref: ClaimRef, error: unknown): ClaimOutcome => ({
+  error: `prepare ResourceClaim ${describeClaim(ref)}: ${messageOf(error)}`,
+});
+
 /**
- * Prepares a call's claims (each answered by UID, never rejecting for one claim): phase 1 checks each and answers
- * the checkpointed ones; the rest are saved as `PrepareStarted` (one checkpoint write for the batch, so a crash in
- * the middle leaves a record a later unprepare cleans up), handed to the driver, and saved again completed.
+ * Prepares a call's claims (each answered by UID, never rejecting for one claim). The checkpoint is shared with
+ * the driver's other instances, so it is read again for each step and changed only under its lock, which is held
+ * only for the step itself, never across an API request or the driver's work: (1) without the lock, checkpointed
+ * claims are answered (their CDI spec written again if missing) and the others read and checked; (2) under the
+ * lock, against the records as they are now, each is refused if another claim holds one of its devices, else
+ * marked `PrepareStarted` (a crash after this leaves a record a later unprepare cleans up); (3) the driver
+ * prepares them and their CDI specs are written; (4) under the lock they are marked `PrepareCompleted` — unless
+ * an unprepare (by another instance) removed the record meanwhile: then the work is undone and the claim fails.
  */
 export async function prepareClaims(
   context: ClaimBatchContext,
   claims: readonly ClaimRef[],
 ): Promise<Map<string, ClaimOutcome>> {
-  const { state, checkpoint } = context;
   const outcomes = new Map<string, ClaimOutcome>();
-  const pending: Pending[] = [];
-  const failed = (ref: ClaimRef, error: unknown): ClaimOutcome => ({
-    error: `prepare ResourceClaim ${describeClaim(ref)}: ${messageOf(error)}`,
-  });
-  const before = new Map(state);
+  const snapshot = await context.checkpoint.read();
+  context.seen(snapshot);
+  const checked: Pending[] = [];
   for (const ref of claims) {
-    if (outcomes.has(ref.uid)) continue;
+    if (outcomes.has(ref.uid) || checked.some((item) => item.ref.uid === ref.uid)) continue;
     try {
-      const checked = await checkOne(context, ref);
-      if ('input' in checked) pending.push(checked);
-      else outcomes.set(ref.uid, checked);
+      const done = await answerCheckpointed(context, ref, snapshot.get(ref.uid));
+      if (done !== undefined) outcomes.set(ref.uid, done);
+      else checked.push(await checkClaim(context, ref));
     } catch (error) {
-      outcomes.set(ref.uid, failed(ref, error));
+      outcomes.set(ref.uid, failure(ref, error));
     }
   }
-  if (pending.length > 0) {
-    try {
-      await checkpoint.save(state);
-    } catch (error) {
-      for (const { ref } of pending) {
-        const previous = before.get(ref.uid);
-        if (previous !== undefined) state.set(ref.uid, previous);
-        else state.delete(ref.uid);
-        outcomes.set(ref.uid, failed(ref, new Error(`checkpoint not written: ${messageOf(error)}`)));
-      }
-      return outcomes;
-    }
-  }
+  if (checked.length === 0) return outcomes;
+  const pending = await markStarted(context, checked, outcomes);
+  const finished: Finished[] = [];
   for (const item of pending) {
     try {
-      outcomes.set(item.ref.uid, await finishOne(context, item));
+      const output = await context.driver.prepare(item.input);
+      const record = buildPreparedRecord(item.ref, item.input.results, output, context.cdi.qualify);
+      await context.cdi.write(record);
+      finished.push({ ref: item.ref, record });
     } catch (error) {
-      outcomes.set(item.ref.uid, failed(item.ref, error));
+      outcomes.set(item.ref.uid, failure(item.ref, error));
     }
   }
-  if (pending.length > 0 || !sameState(before, state)) {
-    try {
-      await checkpoint.save(state);
-    } catch (error) {
-      // Prepared but not durable: fail these claims so the kubelet asks again (answered from memory).
-      for (const { ref } of pending)
-        outcomes.set(ref.uid, failed(ref, new Error(`checkpoint not written: ${messageOf(error)}`)));
-    }
-  }
+  if (finished.length > 0) await markCompleted(context, finished, outcomes);
   return outcomes;
 }
 
-/** Phase 1 of one claim: its checkpointed devices (CDI spec re-written if missing), or the checked claim. */
-async function checkOne(context: ClaimBatchContext, ref: ClaimRef): Promise<ClaimOutcome | Pending> {
-  const { state } = context;
+/** A claim the checkpoint holds as completed: its devices (CDI spec written again); else undefined. */
+async function answerCheckpointed(
+  context: ClaimBatchContext,
+  ref: ClaimRef,
+  existing: PreparedClaimRecord | undefined,
+): Promise<ClaimOutcome | undefined> {
   checkClaimRef(ref);
-  const existing = state.get(ref.uid);
   if (existing !== undefined) checkSameClaim(ref, existing);
-  if (existing?.state === 'PrepareCompleted') {
-    await context.cdi.write(existing);
-    return { devices: existing.devices };
-  }
+  if (existing?.state !== 'PrepareCompleted') return undefined;
+  await context.cdi.write(existing);
+  return { devices: existing.devices };
+}
+
+/** Reads the claim from the API server and checks its allocation (and configuration) for this driver. */
+async function checkClaim(context: ClaimBatchContext, ref: ClaimRef): Promise<Pending> {
   const claim = await context.claims.get(ref.namespace, ref.name);
-  const { results, config } = checkAllocation(claim, ref, context.driverName, context.node);
-  const clash = findDeviceConflict(state, ref.uid, results);
-  if (clash !== undefined) throw new Error(clash);
-  state.set(ref.uid, { ...ref, state: 'PrepareStarted', results, devices: [] });
+  const { results, config } = checkAllocation(
+    claim,
+    ref,
+    context.driverName,
+    context.node,
+    context.driver.decodeConfig?.bind(context.driver),
+  );
   return { ref, input: { claim: claim as ResourceClaim, results, config } };
 }
 
-/** Phase 2 of one claim: the driver's work, the CDI spec, the completed record. */
-async function finishOne(context: ClaimBatchContext, { ref, input }: Pending): Promise<ClaimOutcome> {
-  const output = await context.driver.prepare(input);
-  const record = buildPreparedRecord(ref, input.results, output, context.cdi.qualify);
-  await context.cdi.write(record);
-  context.state.set(ref.uid, record);
-  return { devices: record.devices };
+/** Step 2: under the lock, the claims that may go ahead are marked `PrepareStarted`; the rest are answered. */
+async function markStarted(
+  context: ClaimBatchContext,
+  checked: readonly Pending[],
+  outcomes: Map<string, ClaimOutcome>,
+): Promise<Pending[]> {
+  const completedMeanwhile: PreparedClaimRecord[] = [];
+  try {
+    const { result, claims } = await context.checkpoint.update((current) => {
+      const go: Pending[] = [];
+      for (const item of checked) {
+        const { ref, input } = item;
+        const existing = current.get(ref.uid);
+        try {
+          if (existing !== undefined) checkSameClaim(ref, existing);
+          if (existing?.state === 'PrepareCompleted') {
+            completedMeanwhile.push(existing); // another instance prepared it since step 1
+            continue;
+          }
+          const clash = findDeviceConflict(current, ref.uid, input.results);
+          if (clash !== undefined) throw new Error(clash);
+          current.set(ref.uid, { ...ref, state: 'PrepareStarted', results: input.results, devices: [] });
+          go.push(item);
+        } catch (error) {
+          outcomes.set(ref.uid, failure(ref, error));
+        }
+      }
+      return go;
+    });
+    context.seen(claims);
+    for (const record of completedMeanwhile) {
+      try {
+        await context.cdi.write(record);
+        outcomes.set(record.uid, { devices: record.devices });
+      } catch (error) {
+        outcomes.set(record.uid, failure(record, error));
+      }
+    }
+    return result;
+  } catch (error) {
+    for (const { ref } of checked)
+      outcomes.set(ref.uid, failure(ref, new Error(`checkpoint not written: ${messageOf(error)}`)));
+    return [];
+  }
+}
+
+/** Step 4: under the lock, the prepared claims still recorded as started are completed; the others undone. */
+async function markCompleted(
+  context: ClaimBatchContext,
+  finished: readonly Finished[],
+  outcomes: Map<string, ClaimOutcome>,
+): Promise<void> {
+  let gone: Finished[];
+  try {
+    const { result, claims } = await context.checkpoint.update((current) => {
+      const lost: Finished[] = [];
+      for (const item of finished) {
+        if (current.get(item.ref.uid)?.state === 'PrepareStarted') current.set(item.ref.uid, item.record);
+        else lost.push(item);
+      }
+      return lost;
+    });
+    context.seen(claims);
+    gone = result;
+  } catch (error) {
+    // Prepared but not durable: fail these claims so the kubelet asks again (the record says PrepareStarted).
+    for (const { ref } of finished)
+      outcomes.set(ref.uid, failure(ref, new Error(`checkpoint not written: ${messageOf(error)}`)));
+    return;
+  }
+  for (const { ref, record } of finished) {
+    if (!gone.some((item) => item.ref.uid === ref.uid)) {
+      outcomes.set(ref.uid, { devices: record.devices });
+      continue;
+    }
+    let undone = '';
+    try {
+      await context.driver.unprepare?.({
+        claim: { namespace: ref.namespace, name: ref.name, uid: ref.uid },
+        devices: record.devices,
+        results: record.results,
+        state: 'PrepareCompleted',
+      });
+      await context.cdi.remove(ref.uid);
+    } catch (error) {
+      undone = ` (undoing it failed: ${messageOf(error)})`;
+    }
+    outcomes.set(
+      ref.uid,
+      failure(
+        ref,
+        new Error(`the claim was unprepared while it was being prepared; prepare it again${undone}`),
+      ),
+    );
+  }
 }

@@ -65,6 +65,10 @@ export type {
   SlicesDeletedEvent,
 } from './dra/dra-events';
 export type { DraClaimRef, DraEndpointState, DraPod, DraState } from './dra/dra-manager';
+export { createScheduler } from './scheduler/scheduler';
+export type { Scheduler, SchedulerOptions } from './scheduler/scheduler';
+export { createDeviceSelectorCompiler } from './scheduler/cel/device-selector-compiler';
+export type { DeviceSelectorCompiler } from './scheduler/cel/device-selector-compiler';
 export { createTestPlugin } from './testing/test-plugin';
 export type { TestPlugin, TestPluginOptions } from './testing/test-plugin';
 export { createFakeClock } from './testing/fake-clock';

@@ -1,4 +1,5 @@
 // The `kubelet-sim` binary: a simulated kubelet (`serve`) and the device-plugin conformance suite (`check`).
+import { exitWhenFlushed } from '@kdp/base';
 import packageJson from '../package.json';
 import { runCli } from './cli/run-cli';
 
@@ -12,13 +13,10 @@ runCli(process.argv.slice(2), {
   signal: controller.signal,
   version: packageJson.version,
 }).then(
-  (code) => {
-    process.exitCode = code;
-    // gRPC may keep idle channels around for a moment; the work is done.
-    setTimeout(() => process.exit(code), 100).unref();
-  },
+  // gRPC may keep idle channels around; the work is done once what was printed reached the reader.
+  (code) => exitWhenFlushed(code),
   (err: unknown) => {
     process.stderr.write(`kubelet-sim: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
+    return exitWhenFlushed(1);
   },
 );

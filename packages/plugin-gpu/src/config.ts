@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import { validateResourceName } from '@kdp/api';
 import { z } from '@kdp/core';
 
@@ -6,6 +7,13 @@ const resourceName = z.string().superRefine((name, ctx) => {
   if (!check.valid)
     ctx.addIssue({ code: 'custom', message: `not a valid extended resource name: ${check.message}` });
 });
+
+/** An absolute, normalised path without NUL. */
+const hostRoot = z
+  .string()
+  .refine((path) => posix.isAbsolute(path) && !path.includes('\0') && posix.normalize(path) === path, {
+    message: 'must be an absolute, normalised path',
+  });
 
 /** Schema of the `--config` file (YAML or JSON); every key optional. */
 export const gpuConfigSchema = z.strictObject({
@@ -33,15 +41,45 @@ export const gpuConfigSchema = z.strictObject({
       /** Also pass the device nodes as DeviceSpecs (NVIDIA's PASS_DEVICE_SPECS). */
       passDeviceSpecs: z.boolean().default(false),
       /**
-       * MIG, as NVIDIA's `migStrategy`: `none` advertises MIG-enabled GPUs whole, `single` their MIG devices under
+       * MIG, as NVIDIA's `migStrategy` (and its default): `none` advertises MIG-enabled GPUs whole, `single` their MIG devices under
        * the GPU resource, `mixed` one `nvidia.com/mig-<profile>` resource per MIG profile.
        */
-      migStrategy: z.enum(['none', 'single', 'mixed']).default('single'),
+      migStrategy: z.enum(['none', 'single', 'mixed']).default('none'),
       /**
        * How NVIDIA GPUs are named to the container runtime (NVIDIA_VISIBLE_DEVICES, CDI names), as NVIDIA's
        * `deviceIDStrategy`: `uuid` (GPU-…, MIG-…) or `index` (`0`, `0:1` for MIG); advertised IDs stay UUIDs.
        */
       deviceIDStrategy: z.enum(['uuid', 'index']).default('uuid'),
+      /**
+       * NVIDIA's `driverRoot` (`NVIDIA_DRIVER_ROOT`): where the driver is installed on the host, `/` or a driver
+       * container's root (`/run/nvidia/driver`); the default of `devRoot`.
+       */
+      driverRoot: hostRoot.default('/'),
+      /**
+       * NVIDIA's `devRoot` (`NVIDIA_DEV_ROOT`; default `driverRoot`): the host root of the NVIDIA device nodes
+       * handed over, `/dev/nvidia0` becoming `<devRoot>/dev/nvidia0` on the host (the container still sees
+       * `/dev/nvidia0`).
+       */
+      devRoot: hostRoot.optional(),
+      /**
+       * NVIDIA's `containerDriverRoot`: where the driver root is mounted in this container (NVIDIA's chart mounts it
+       * at `/driver-root`); libnvidia-ml.so.1 is looked for under it first, confined to it.
+       */
+      containerDriverRoot: hostRoot.default('/driver-root'),
+    })
+    .prefault({}),
+  intel: z
+    .strictObject({
+      /**
+       * As Intel's `-enable-monitoring`: one more device, `all`, holding every Intel GPU of the node (its card and
+       * render nodes, and its MEI nodes), for monitoring agents; never shared.
+       */
+      monitoring: z.boolean().default(false),
+      /**
+       * As Intel's `-monitoring-mode`: `single`, one `gpu.intel.com/monitoring` resource; `split`, one per driver
+       * (`gpu.intel.com/i915_monitoring`, `gpu.intel.com/xe_monitoring`).
+       */
+      monitoringMode: z.enum(['single', 'split']).default('single'),
     })
     .prefault({}),
   amd: z

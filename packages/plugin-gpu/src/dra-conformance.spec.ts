@@ -27,9 +27,10 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
   });
 
   it('passes every check, plugin restart, node reboot and the standard PCI attributes included', async () => {
-    // Device nodes in the CDI edits as well as NVIDIA_VISIBLE_DEVICES, so that the CDI checks have a spec.
+    // The default device-list strategy (envvar): through DRA the device nodes are in the CDI spec all the
+    // same, so the CDI checks find them. MIG strategy single (the default is none), so MIG devices are checked.
     const config = join(base, 'gpu.yaml');
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n');
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,
@@ -51,13 +52,13 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
     expect(report.checks.find((c) => c.id === 'standard-attributes')?.reason).toBe(
       '5 PCI device(s) with both attributes',
     );
-    // After the restart the claim has the device and both CDI IDs it had (its device's and the claim's env).
+    // After the restart the claim has the device and the CDI ID it had (its device's: nodes and env).
     const reasonOf = (id: string): string | undefined => report.checks.find((c) => c.id === id)?.reason;
     expect(reasonOf('plugin-restart')).toMatch(
-      /^node-g\/nvidia\.com\/gpu\/\S+ \[gpu\.kdp\.dev\/claim=\S+, \S+\]$/,
+      /^node-g\/nvidia\.com\/gpu\/\S+ \[gpu\.kdp\.dev\/claim=\S+\]$/,
     );
     expect(reasonOf('plugin-restart')).toBe(reasonOf('prepare-idempotent'));
-    // After the reboot: the same devices and CDI IDs, and the specs (device and claim) written again.
+    // After the reboot: prepared again (the checkpoint of the other boot discarded), the same devices and CDI IDs.
     expect(reasonOf('node-reboot')).toBe(`${reasonOf('prepare-idempotent')}, CDI specs written again`);
     expect(node.stderr()).toMatch(/the node rebooted since the checkpoint was written/);
   }, 120_000);

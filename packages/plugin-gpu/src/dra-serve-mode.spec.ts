@@ -58,12 +58,25 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
   let cdiDir: string;
   let firstPublish: Promise<DraServeModeEvent>;
 
-  const claim = (name: string, device: string, podUid: string): void => {
+  const claim = (
+    name: string,
+    device: string | readonly { readonly request: string; readonly device: string }[],
+    podUid: string,
+    config?: readonly unknown[],
+  ): void => {
+    const results = (typeof device === 'string' ? [{ request: 'gpu', device }] : device).map((r) => ({
+      ...r,
+      driver: DRIVER,
+      pool: POOL,
+    }));
+    const requests = [...new Set(results.map((r) => r.request.split('/')[0] as string))];
     const created = api.store.create(
       'resourceclaims',
       {
         metadata: { name },
-        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: DRIVER } }] } },
+        spec: {
+          devices: { requests: requests.map((r) => ({ name: r, exactly: { deviceClassName: DRIVER } })) },
+        },
       },
       'default',
     );
@@ -73,7 +86,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
         ...created,
         status: {
           allocation: {
-            devices: { results: [{ request: 'gpu', driver: DRIVER, pool: POOL, device }] },
+            devices: { results, ...(config !== undefined ? { config } : {}) },
             nodeSelector: {
               nodeSelectorTerms: [
                 { matchFields: [{ key: 'metadata.name', operator: 'In', values: [NODE] }] },
@@ -103,14 +116,25 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     fixture = buildNvidiaMachine();
     base = mkdtempSync(join(tmpdir(), 'kdp-gdra-'));
     config = join(base, 'gpu.yaml');
-    // Device nodes as well as NVIDIA_VISIBLE_DEVICES, so that nodes, mounts and environment are all compared.
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
-    const common = [...rootFlags(fixture), '--config', config, '--poll-interval', '1h'];
+    // The device-plugin mode hands over device nodes only with passDeviceSpecs (its default is envvar, as
+    // NVIDIA's): the reference for what a container needs. The DRA mode runs with the default device-list
+    // strategy; both with MIG strategy single (the default is none, NVIDIA's), so MIG devices are compared too.
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n');
+    const draConfig = join(base, 'gpu-dra.yaml');
+    writeFileSync(draConfig, 'nvidia:\n  migStrategy: single\n');
+    const common = [...rootFlags(fixture), '--poll-interval', '1h'];
 
     // The device-plugin mode first: one pod per GPU, each admitted with one device.
     const dpDir = join(base, 'dp');
     const dpSim = await createKubeletSim({ dir: dpDir });
-    const dp = startPluginRun(gpuPlugin, ['serve', ...common, '--device-plugin-dir', dpDir]);
+    const dp = startPluginRun(gpuPlugin, [
+      'serve',
+      ...common,
+      '--config',
+      config,
+      '--device-plugin-dir',
+      dpDir,
+    ]);
     try {
       await dpSim.until('nvidia.com/gpu', (state) => state.healthy.length === 5);
       for (let i = 0; i < 5; i += 1) {
@@ -136,7 +160,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     node = createDraTestNode({
       plugin: gpuPlugin,
       dir: base,
-      flags: common,
+      flags: [...common, '--config', draConfig, '--metrics-address', '127.0.0.1:0'],
       procRoot: fixture.procRoot,
       mode: { onEvent: (e) => events.emit('event', e) },
     });
@@ -185,7 +209,7 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     expect(new Set(devices.map((d) => d.name)).size).toBe(5);
   });
 
-  it('prepares each GPU with exactly the device nodes, mounts and environment of the device-plugin Allocate; unprepare removes its CDI spec', async () => {
+  it('prepares each GPU with the device nodes and mounts of the device-plugin Allocate under the default envvar strategy, NVIDIA_VISIBLE_DEVICES=void; unprepare removes its CDI spec', async () => {
     let n = 0;
     for (const [id, answer] of reference) {
       n += 1;
@@ -196,7 +220,8 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
       const resolved = resolveCdiDevices(cdiDir, ids);
       expect(byPath(resolved.devices)).toEqual(byPath(answer.devices));
       expect(byPath(resolved.mounts)).toEqual(byPath(answer.mounts));
-      expect([...resolved.env].sort()).toEqual([...answer.env].sort());
+      // CDI is the only hand-over: the legacy runtime hook must not act on the variable as well (NVIDIA's DRA).
+      expect(resolved.env).toEqual(['NVIDIA_VISIBLE_DEVICES=void']);
       expect(answer.devices.length).toBeGreaterThan(0);
       expect(answer.env).toEqual([`NVIDIA_VISIBLE_DEVICES=${id}`]);
       const claimSpecs = () => readdirSync(cdiDir).filter((f) => f.includes(prepared?.uid ?? '?'));
@@ -206,6 +231,51 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
       await unprepared;
       expect(claimSpecs()).toEqual([]);
     }
+  });
+
+  it('answers each device under its base request with only its own CDI edits (a prioritized list, two requests)', async () => {
+    const first = nameOf(NVIDIA_UUIDS['0000:03:00.0']);
+    const second = nameOf(NVIDIA_UUIDS['0000:83:00.0']);
+    claim(
+      'two-requests',
+      [
+        { request: 'main/big', device: first },
+        { request: 'other', device: second },
+      ],
+      'uid-two',
+    );
+    const [prepared] = await sim.prepareClaims({ name: 'pod-two', uid: 'uid-two' }, ['two-requests']);
+    const byDevice = new Map(prepared?.devices.map((d) => [d.deviceName, d]));
+    expect(byDevice.get(first)?.requestNames).toEqual(['main']);
+    expect(byDevice.get(second)?.requestNames).toEqual(['other']);
+    // A container naming `main` gets the first GPU's node, not the other request's.
+    const main = resolveCdiDevices(cdiDir, byDevice.get(first)?.cdiDeviceIds ?? []);
+    const other = resolveCdiDevices(cdiDir, byDevice.get(second)?.cdiDeviceIds ?? []);
+    const own = (answer: Answer | undefined) =>
+      (answer?.devices ?? []).map((d) => d.containerPath).filter((p) => /\/dev\/nvidia\d+$/.test(p));
+    expect(main.devices.map((d) => d.containerPath)).toEqual(
+      expect.arrayContaining(own(reference.get(NVIDIA_UUIDS['0000:03:00.0']))),
+    );
+    expect(main.devices.map((d) => d.containerPath)).not.toEqual(
+      expect.arrayContaining(own(reference.get(NVIDIA_UUIDS['0000:83:00.0']))),
+    );
+    expect(other.devices.map((d) => d.containerPath)).toEqual(
+      expect.arrayContaining(own(reference.get(NVIDIA_UUIDS['0000:83:00.0']))),
+    );
+    expect(main.env).toEqual(['NVIDIA_VISIBLE_DEVICES=void']);
+    const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === 'pod-two', 30_000);
+    await sim.deletePod('pod-two');
+    await unprepared;
+  });
+
+  it('fails the prepare of a claim with an opaque configuration for the driver, naming the field', async () => {
+    claim('configured', nameOf(NVIDIA_UUIDS['0000:04:00.0']), 'uid-conf', [
+      { source: 'FromClaim', requests: ['gpu'], opaque: { driver: DRIVER, parameters: { sharing: 'mps' } } },
+    ]);
+    await expect(sim.prepareClaims({ name: 'pod-conf', uid: 'uid-conf' }, ['configured'])).rejects.toThrow(
+      /status\.allocation\.devices\.config\[0\]\.opaque\.parameters: driver gpu\.kdp\.dev takes no opaque configuration/,
+    );
+    await sim.deletePod('pod-conf').catch(() => undefined);
   });
 
   it('after a kubelet restart publishes the slices again and prepares the running pod with the same devices', async () => {
@@ -226,5 +296,20 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === 'pod-kept', 30_000);
     await sim.deletePod('pod-kept');
     await unprepared;
+  });
+
+  it('exports the DRA metrics on /metrics: prepare and unprepare calls, publication, slices and devices', async () => {
+    const serving = await node?.run()?.waitForLog((line) => typeof line['url'] === 'string', 10_000);
+    const text = await (await fetch(`${String(serving?.['url'])}/metrics`)).text();
+    const driver = `driver="${DRIVER}"`;
+    expect(text).toMatch(new RegExp(`^kdp_dra_prepare_calls_total\\{${driver},outcome="ok"\\} [1-9]`, 'm'));
+    expect(text).toMatch(
+      new RegExp(`^kdp_dra_prepare_calls_total\\{${driver},outcome="error"\\} [1-9]`, 'm'),
+    );
+    expect(text).toMatch(new RegExp(`^kdp_dra_unprepare_calls_total\\{${driver},outcome="ok"\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^kdp_dra_prepare_duration_seconds_count\\{${driver}\\} [1-9]`, 'm'));
+    expect(text).toMatch(new RegExp(`^kdp_dra_publish_duration_seconds_count\\{${driver}\\} [1-9]`, 'm'));
+    expect(text).toContain(`kdp_dra_resource_slices{${driver},pool="${POOL}"} 1`);
+    expect(text).toContain(`kdp_dra_published_devices{${driver},pool="${POOL}"} 5`);
   });
 });

@@ -22,6 +22,13 @@ const specs = (paths: readonly string[]) =>
 
 const runCli = (argv: readonly string[]) => runPluginCommand(gpuPlugin, argv);
 
+/** `--config` with `nvidia.migStrategy: single` (the MIG GPU of buildNvidiaMachine as its MIG devices). */
+function singleMig(fixture: SysfsFixture): string[] {
+  const config = join(fixture.base, 'single-mig.yaml');
+  writeFileSync(config, 'nvidia:\n  migStrategy: single\n');
+  return ['--config', config];
+}
+
 /** `discover --output json` on a fixture, parsed. */
 async function discoverJson(fixture: SysfsFixture, extra: readonly string[] = []): Promise<DiscoverDocument> {
   const { code, stdout, stderr } = await runCli([
@@ -42,7 +49,14 @@ describe('discover --output json', () => {
 
   it('NVIDIA: GPUs by UUID on two NUMA nodes, MIG devices, the unbound GPU excluded', async () => {
     const fixture = track(buildNvidiaMachine());
-    const doc = await discoverJson(fixture);
+    // NVIDIA's default migStrategy none (ours too): the MIG-enabled GPU is advertised whole, by its UUID.
+    const whole = await discoverJson(fixture);
+    expect(whole.resources[0]?.devices.map((d) => d.id)).toEqual(
+      ['0000:03:00.0', '0000:04:00.0', '0000:83:00.0', '0000:86:00.0'].map(
+        (a) => NVIDIA_UUIDS[a as keyof typeof NVIDIA_UUIDS],
+      ),
+    );
+    const doc = await discoverJson(fixture, singleMig(fixture));
     expect(doc.resources.map((r) => r.resourceName)).toEqual(['nvidia.com/gpu']);
     const devices = doc.resources[0]?.devices ?? [];
     expect(devices).toHaveLength(5);
@@ -72,7 +86,7 @@ describe('discover --output json', () => {
       [`MIG-${NVIDIA_UUIDS['0000:86:00.0']}/2/0`, [1], '0000:86:00.0'],
     ]);
     const config = join(fixture.base, 'specs.yaml');
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n');
     const withSpecs = (await discoverJson(fixture, ['--config', config])).resources[0]?.devices ?? [];
     expect(withSpecs[0]?.deviceSpecs).toEqual(specs([...NV_SHARED, '/dev/nvidia0']));
     expect(withSpecs[3]?.deviceSpecs.map((s) => s.hostPath)).toEqual([
@@ -192,7 +206,7 @@ describe('discover --output json', () => {
     );
     fixture.write(`${fixture.pciDir('0000:83:00.0')}/numa_node`, 'banana\n');
     writeFileSync(join(fixture.procRoot, 'driver/nvidia-caps/mig-minors'), 'junk\n');
-    const doc = await discoverJson(fixture);
+    const doc = await discoverJson(fixture, singleMig(fixture));
     const ids = doc.resources[0]?.devices.map((d) => d.id);
     expect(ids).not.toContain(NVIDIA_UUIDS['0000:03:00.0']);
     expect(doc.excluded).toContainEqual({
@@ -210,7 +224,7 @@ describe('discover --output json', () => {
     const config = join(fixture.base, 'gpu.yaml');
     writeFileSync(
       config,
-      'splitByModel: true\nmodelResourceNames:\n  "NVIDIA A100-SXM4-80GB": example.com/a100-mig\nsharing:\n  replicas: 2\n',
+      'nvidia:\n  migStrategy: single\nsplitByModel: true\nmodelResourceNames:\n  "NVIDIA A100-SXM4-80GB": example.com/a100-mig\nsharing:\n  replicas: 2\n',
     );
     const doc = await discoverJson(fixture, ['--config', config]);
     expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
@@ -300,6 +314,7 @@ describe('gpu-device-plugin serve in-process', () => {
       const admitAll = async (strategy: string) => {
         const serve = await serveAgainstSim(fixture, [
           ...['--device-list-strategy', strategy, '--cdi-dir', cdiDir],
+          ...(resource === 'nvidia.com/gpu' ? singleMig(fixture) : []),
         ]);
         try {
           await serve.sim.until(resource, (state) => state.healthy.length === count);
@@ -347,7 +362,7 @@ describe('gpu-device-plugin serve in-process', () => {
   it('--device-list-strategy wins over nvidia.deviceListStrategy for NVIDIA resources', async () => {
     const fixture = buildNvidiaMachine();
     const config = join(fixture.base, 'cdi.yaml');
-    writeFileSync(config, 'nvidia:\n  deviceListStrategy: [cdi]\n');
+    writeFileSync(config, 'nvidia:\n  migStrategy: single\n  deviceListStrategy: [cdi]\n');
     const cdiDir = join(fixture.base, 'cdi');
     const serve = await serveAgainstSim(fixture, [
       ...['--config', config, '--cdi-dir', cdiDir, '--device-list-strategy', 'envvar'],
@@ -398,7 +413,10 @@ describe('gpu-device-plugin serve in-process', () => {
   it('an NVML Xid event marks the GPU Unhealthy at once; NVML is started once and stopped at shutdown', async () => {
     const fixture = buildNvidiaMachine();
     const config = join(fixture.base, 'cdi.yaml');
-    writeFileSync(config, 'nvidia:\n  deviceListStrategy: [cdi]\nhealth:\n  xidHoldSeconds: 0\n');
+    writeFileSync(
+      config,
+      'nvidia:\n  migStrategy: single\n  deviceListStrategy: [cdi]\nhealth:\n  xidHoldSeconds: 0\n',
+    );
     const cdiDir = join(fixture.base, 'cdi');
     let emit: (event: XidEvent) => void = () => undefined;
     const calls = { created: 0, stopped: 0 };

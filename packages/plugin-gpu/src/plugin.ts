@@ -7,6 +7,7 @@ import { gpuConfigSchema } from './config';
 import { loadNvmlXidSource } from './health/nvml-xid-source';
 import { createXidHealth, type XidSourceFactory } from './health/xid-health';
 import { loadNvmlMig } from './nvml/nvml-mig';
+import { resolveNvmlLibrary } from './nvml/resolve-nvml-library';
 import { readGpuFeatures } from './features/gpu-features';
 import { gpuChangeProbe } from './scan/gpu-change-probe';
 import { planResources } from './resources/plan-resources';
@@ -41,10 +42,17 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     reads: { procfs: true },
     // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
     health: { holdUntilHealthy: true, vanishedGraceMs: Infinity },
-    setup: (ctx) => ({
-      xid: createXidHealth(ctx, options.xidSource ?? loadNvmlXidSource),
-      mig: createMigStrategy({ logger: ctx.logger, nvml: options.nvmlMig ?? (() => loadNvmlMig()) }),
-    }),
+    setup: (ctx) => {
+      // libnvidia-ml.so.1 under the driver root mounted here (NVIDIA's /driver-root), else the dynamic loader's.
+      const library = resolveNvmlLibrary(ctx.config.nvidia.containerDriverRoot);
+      return {
+        xid: createXidHealth(ctx, options.xidSource ?? ((logger) => loadNvmlXidSource(logger, { library }))),
+        mig: createMigStrategy({
+          logger: ctx.logger,
+          nvml: options.nvmlMig ?? (() => loadNvmlMig({ library })),
+        }),
+      };
+    },
     scan: {
       // Device nodes come and go under these (inotify); sysfs and procfs changes are found by the probe.
       watch: () => ({ devfs: ['/dev', '/dev/dri', '/dev/nvidia-caps'] }),

@@ -32,7 +32,10 @@ const isRoot = process.getuid?.() === 0;
     ]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
     const onHost: unknown = JSON.parse(readFileSync(join(fixture, 'discover-on-host.json'), 'utf8'));
-    expect(JSON.parse(stdout)).toEqual(onHost);
+    // `config` is the configuration in force with its defaults, which change between releases (migStrategy none,
+    // the intel keys since the capture): the devices, exclusions and warnings must not.
+    const withoutConfig = (doc: unknown): unknown => ({ ...(doc as object), config: undefined });
+    expect(withoutConfig(JSON.parse(stdout))).toEqual(withoutConfig(onHost));
     expect(onHost).toMatchObject({
       resources: [
         {

@@ -76,7 +76,10 @@ describe('gpu-device-plugin serve against kubelet-sim', () => {
     renameSync(join(fixture.procRoot, migDir), join(fixture.base, 'gi3'));
     dir = mkdtempSync(join(tmpdir(), 'kdp-gs-'));
     const config = join(fixture.base, 'gpu.yaml');
-    writeFileSync(config, 'nvidia:\n  passDeviceSpecs: true\n  deviceListStrategy: [envvar, cdi]\n');
+    writeFileSync(
+      config,
+      'nvidia:\n  migStrategy: single\n  passDeviceSpecs: true\n  deviceListStrategy: [envvar, cdi]\n',
+    );
     cdiDir = join(fixture.base, 'cdi');
     sim = await createKubeletSim({ dir });
     // No --poll-interval: the plugin's default (500 ms) paces the change probe.

@@ -83,7 +83,8 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
     node = createDraTestNode({
       plugin: usbPlugin,
       dir: base,
-      flags: common,
+      // The device-plugin strategy `cdi` hands Allocate no nodes; through DRA the nodes come all the same.
+      flags: [...common, '--device-list-strategy', 'cdi'],
       mode: { onEvent: (e) => events.emit('event', e) },
     });
     cdiDir = node.cdiDir;
@@ -127,7 +128,7 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
     ]);
   });
 
-  it('prepares each device with the device-plugin Allocate’s nodes, mounts and environment; unprepare removes the spec', async () => {
+  it('prepares each device with the device-plugin Allocate’s nodes, mounts and environment (names of the device’s own); unprepare removes the spec', async () => {
     let n = 0;
     for (const [key, answer] of reference) {
       n += 1;
@@ -158,7 +159,11 @@ describe('usb-device-plugin serve --mode dra against kubelet-sim', () => {
       expect(answer.devices.length).toBeGreaterThan(0);
       expect(byPath(resolved.devices)).toEqual(byPath(answer.devices));
       expect(byPath(resolved.mounts)).toEqual(byPath(answer.mounts));
-      expect([...resolved.env].sort()).toEqual([...answer.env].sort());
+      // Each variable under the device's own name, so that several devices in one container compose.
+      const suffix = (device ?? '').toUpperCase().replace(/[^A-Z0-9]/g, '_');
+      expect([...resolved.env].sort()).toEqual(
+        answer.env.map((entry) => entry.replace('=', `_${suffix}=`)).sort(),
+      );
       const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === `p${n}`, 30_000);
       await sim.deletePod(`p${n}`);
       await unprepared;

@@ -59,44 +59,63 @@ interface Entry {
 const shapeOf = (spec: ResourceSpec<unknown>): string =>
   `${spec.preferredAllocation ? 'preferred' : ''}/${spec.preStartContainer ? 'prestart' : ''}`;
 
+/**
+ * The declaration a resource is served under: its allocate hook handed over by the device-list strategy
+ * (`allocate`), or whole for CDI alone (`allocateForCdi`), each followed by `afterAllocate` and the device memory;
+ * its device-list variables; its optional hooks as the spec has them now.
+ */
+function declareResource(
+  options: ResourceApplierOptions,
+  entry: () => Entry,
+  spec: ResourceSpec<unknown>,
+  source: PushSource<unknown>,
+): ResourceDeclaration<unknown> {
+  const { memory } = options;
+  /** The resource's allocate hook, its answer handed over by `answer`, then `afterAllocate` and the memory. */
+  const allocateWith = async (
+    context: AllocateContext<unknown>,
+    answer: (current: ResourceSpec<unknown>, allocation: ContainerAllocation) => ContainerAllocation,
+  ): Promise<ContainerAllocation> => {
+    const current = entry().spec;
+    const allocation = current.allocate
+      ? await current.allocate(context)
+      : defaultAllocation(context.devices);
+    const handed = answer(current, allocation);
+    await current.afterAllocate?.(context, allocation);
+    memory.allocated(
+      spec.name,
+      context.devices.map((device) => device.id),
+    );
+    return handed;
+  };
+  return defineResource<unknown>({
+    name: spec.name,
+    source,
+    options: {
+      preStartRequired: spec.preStartContainer !== undefined,
+      getPreferredAllocationAvailable: spec.preferredAllocation !== undefined,
+    },
+    allocate: (context) =>
+      allocateWith(context, (current, allocation) =>
+        options.handOver ? options.handOver(current, context, allocation) : allocation,
+      ),
+    // Under CDI alone (DRA) the device nodes and mounts go with the devices whatever the strategy.
+    allocateForCdi: (context) => allocateWith(context, (_current, allocation) => allocation),
+    deviceListEnv: (devices) => entry().spec.deviceListEnv?.(devices) ?? {},
+    ...(spec.preferredAllocation !== undefined
+      ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
+      : {}),
+    ...(spec.preStartContainer !== undefined
+      ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
+      : {}),
+  });
+}
+
 /** Creates the applier of one plugin. */
 export function createResourceApplier(options: ResourceApplierOptions): ResourceApplier {
   const { plugin, logger, memory } = options;
   const entries = new Map<string, Entry>();
   const refused = new Set<string>();
-
-  const declare = (
-    entry: () => Entry,
-    spec: ResourceSpec<unknown>,
-    source: PushSource<unknown>,
-  ): ResourceDeclaration<unknown> =>
-    defineResource<unknown>({
-      name: spec.name,
-      source,
-      options: {
-        preStartRequired: spec.preStartContainer !== undefined,
-        getPreferredAllocationAvailable: spec.preferredAllocation !== undefined,
-      },
-      allocate: async (context) => {
-        const current = entry().spec;
-        const allocation = current.allocate
-          ? await current.allocate(context)
-          : defaultAllocation(context.devices);
-        const answer = options.handOver ? options.handOver(current, context, allocation) : allocation;
-        await current.afterAllocate?.(context, allocation);
-        memory.allocated(
-          spec.name,
-          context.devices.map((device) => device.id),
-        );
-        return answer;
-      },
-      ...(spec.preferredAllocation !== undefined
-        ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
-        : {}),
-      ...(spec.preStartContainer !== undefined
-        ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
-        : {}),
-    });
 
   const add = (spec: ResourceSpec<unknown>): Entry | undefined => {
     if (!options.claim(spec.name)) {
@@ -117,7 +136,7 @@ export function createResourceApplier(options: ResourceApplierOptions): Resource
       health: new Map(),
     };
     try {
-      plugin.addResource(declare(() => entry, spec, source));
+      plugin.addResource(declareResource(options, () => entry, spec, source));
     } catch (error) {
       options.release(spec.name);
       if (!refused.has(spec.name))

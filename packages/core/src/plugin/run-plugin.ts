@@ -1,4 +1,4 @@
-import type { Logger } from '@kdp/base';
+import { exitWhenFlushed, type Logger } from '@kdp/base';
 import { isConfigError } from '../config/config-error';
 import type { Program } from './command-line';
 import { formatHelp } from './command-line';
@@ -70,8 +70,8 @@ async function runProgram(program: Program, io: RunIo): Promise<number> {
   } else {
     // Exit now rather than when the event loop drains: the signal listeners are still installed (a late SIGTERM
     // is only logged), where a natural exit would first remove them; and a leaked handle must not keep a
-    // terminating pod alive.
-    process.exit(code);
+    // terminating pod alive. Only once stdout and stderr are flushed: a piped `discover` would be cut short.
+    await exitWhenFlushed(code);
   }
   return code;
 }

@@ -29,6 +29,7 @@ const plugin = definePlugin({
 function recordingMode() {
   const declarations = new Map<string, AnyResourceDeclaration>();
   const lists = new Map<string, readonly PluginDevice[]>();
+  let unchanged = 0;
   let context: ServeModeContext | undefined;
   let onStart: () => void = () => undefined;
   const started = new Promise<void>((resolve) => (onStart = resolve));
@@ -46,13 +47,14 @@ function recordingMode() {
           async removeResource(name) {
             declarations.delete(name);
           },
+          unchanged: () => void (unchanged += 1),
         }),
         start: async () => onStart(),
         stop: async () => undefined,
       };
     },
   };
-  return { mode, declarations, lists, started, context: () => context };
+  return { mode, declarations, lists, started, context: () => context, unchanged: () => unchanged };
 }
 
 describe('serve modes (runPlugin(definition, io, { modes }))', () => {
@@ -88,6 +90,58 @@ describe('serve modes (runPlugin(definition, io, { modes }))', () => {
       devices: [],
       cdiDevices: [],
     });
+    expect(await run.stop()).toBe(0);
+  });
+
+  it('offers the full allocation for CDI (nodes whatever the strategy), the device-list variables, and unchanged probes', async () => {
+    const listed = definePlugin({
+      name: 'listed',
+      binary: 'listed-device-plugin',
+      title: 'Listed device plugin',
+      version: '1.0.0',
+      scan: { run: () => ['a'], interval: '10ms', probe: () => ({}) },
+      resources: (ids: string[]) => ({
+        resources: [
+          {
+            name: 'example.com/listed',
+            devices: ids.map((id): PluginDevice => ({ id, health: 'Healthy' })),
+            deviceListStrategy: ['envvar'],
+            deviceListEnv: (devices) => ({ LISTED_DEVICES: devices.map((d) => d.id).join(',') }),
+            allocate: ({ devices }) => ({
+              envs: { OWN: 'x' },
+              devices: devices.map((d) => ({ containerPath: `/dev/${d.id}`, hostPath: `/dev/${d.id}` })),
+            }),
+          },
+        ],
+      }),
+    });
+    const recorder = recordingMode();
+    const run = startPluginRun(listed, ['serve', '--mode', 'fake', ...roots(), '--node-name', 'n1'], {
+      modes: { fake: recorder.mode },
+    });
+    await recorder.started;
+    const declaration = recorder.declarations.get('example.com/listed');
+    const devices = recorder.lists.get('example.com/listed') ?? [];
+    const context = {
+      resource: 'example.com/listed',
+      devices,
+      containerIndex: 0,
+      signal: new AbortController().signal,
+    };
+    // The device plugin's hand-over (envvar): the list variable, no nodes; under CDI alone: the nodes.
+    expect(await declaration?.allocate?.(context)).toMatchObject({
+      envs: { OWN: 'x', LISTED_DEVICES: 'a' },
+      devices: [],
+    });
+    expect(await declaration?.allocateForCdi?.(context)).toEqual({
+      envs: { OWN: 'x' },
+      devices: [{ containerPath: '/dev/a', hostPath: '/dev/a' }],
+    });
+    expect(declaration?.deviceListEnv?.(devices)).toEqual({ LISTED_DEVICES: 'a' });
+    // The probe finds nothing changed on every tick: the mode is told.
+    const deadline = Date.now() + 10_000;
+    while (recorder.unchanged() === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(recorder.unchanged()).toBeGreaterThan(0);
     expect(await run.stop()).toBe(0);
   });
 

@@ -12,7 +12,13 @@ export const DEVICE_PLUGIN_MODE = 'device-plugin';
  * resource when it appears (its declaration's `source` then receives every full device list, remembered devices
  * included, and its `allocate` answers exactly what the device plugin's Allocate answers) and removes it when gone.
  */
-export type ResourceHost = Pick<DevicePlugin, 'addResource' | 'removeResource'>;
+export type ResourceHost = Pick<DevicePlugin, 'addResource' | 'removeResource'> & {
+  /**
+   * Told when a change probe found nothing changed since the last scan: the device lists last pushed (and their
+   * health) still hold as of now, as a scan's push says they do (DRA's health `last_updated_time`). Optional.
+   */
+  readonly unchanged?: (() => void) | undefined;
+};
 
 /** What a {@link ServeMode} is started with: the parsed command line and the process's services. */
 export interface ServeModeContext<F extends FlagSpecs = FlagSpecs> extends ProcessServices {

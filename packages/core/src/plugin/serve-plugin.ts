@@ -116,7 +116,10 @@ export function servePlugin(options: ServePluginOptions): ServedPlugin {
         watch: () => watchedDirectories(options.host, definition.scan.watch?.(ctx)),
         clock: options.clock,
         ...(definition.scan.probe !== undefined ? { changed: cycle.changed } : {}),
-        observe: (event) => options.metrics?.scan(definition.name, event),
+        observe: (event) => {
+          options.metrics?.scan(definition.name, event);
+          if (event === 'unchanged') options.devicePlugin.unchanged?.();
+        },
       });
       await scheduler.start();
       const served = applier.names();

@@ -1,3 +1,4 @@
+import { posix } from 'node:path';
 import {
   Code,
   DevicePluginError,
@@ -16,13 +17,19 @@ export function physicalGpus(devices: readonly PluginDevice<GpuPayload>[]): Gpu[
   return gpus.filter((gpu, index) => gpus.findIndex((other) => other.id === gpu.id) === index);
 }
 
-/** The shared and own device nodes of GPUs, each once, read-write. */
-const nodesOf = (gpus: readonly Gpu[]): DeviceNode[] =>
-  [...new Set(gpus.flatMap((gpu) => [...gpu.sharedNodes, ...gpu.deviceNodes]))].map((path) => ({
-    containerPath: path,
-    hostPath: path,
-    permissions: 'rw',
-  }));
+/**
+ * The shared and own device nodes of GPUs, each once, read-write. NVIDIA's are under `nvidia.devRoot` (default
+ * `nvidia.driverRoot`) on the host, as NVIDIA's plugin hands them over: `/run/nvidia/driver/dev/nvidia0` for the
+ * container's `/dev/nvidia0`.
+ */
+function nodesOf(gpus: readonly Gpu[], config: GpuConfig): DeviceNode[] {
+  const hostRoot = config.nvidia.devRoot ?? config.nvidia.driverRoot;
+  const nodes = new Map<string, string>();
+  for (const gpu of gpus)
+    for (const path of [...gpu.sharedNodes, ...gpu.deviceNodes])
+      nodes.set(path, gpu.kind.startsWith('nvidia') ? posix.join(hostRoot, path) : path);
+  return [...nodes].map(([containerPath, hostPath]) => ({ containerPath, hostPath, permissions: 'rw' }));
+}
 
 /**
  * One container's device specs, for every vendor and every strategy (the runtime keeps them for `device-specs`,
@@ -44,7 +51,7 @@ export function allocateGpus(
     );
   }
   const gpus = physicalGpus(devices);
-  return { devices: nodesOf(gpus), mounts: gpus.flatMap((gpu) => gpu.mounts) };
+  return { devices: nodesOf(gpus, config), mounts: gpus.flatMap((gpu) => gpu.mounts) };
 }
 
 /** How NVIDIA GPUs are named to the runtime (NVIDIA's `deviceIDStrategy`): UUID (`GPU-…`, `MIG-…`) or index (`0`, `0:1`). */

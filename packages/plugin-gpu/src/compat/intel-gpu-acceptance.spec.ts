@@ -94,9 +94,54 @@ describe('drop-in for intel-gpu-plugin (published deployments)', () => {
     });
   });
 
+  // cmd/gpu_plugin/gpu_plugin.go scan(): with -enable-monitoring every GPU's card and render nodes plus its MEI
+  // nodes (<card>/device/*.mei-*/mei/*) go into one device "all" of gpu.intel.com/monitoring (-monitoring-mode
+  // single, the default) or of gpu.intel.com/<driver>_monitoring (split), Healthy, no mounts, never shared.
   it.each([
-    ['monitoring_shared-dev_nfd', ['-shared-dev-num=30', '-enable-monitoring', '-v=2'], '-enable-monitoring'],
-    ['nfd_labeled_nodes', ['-enable-monitoring', '-v=2'], '-enable-monitoring'],
+    ['nfd_labeled_nodes', ['-enable-monitoring', '-v=2'], 1],
+    ['monitoring_shared-dev_nfd', ['-shared-dev-num=30', '-enable-monitoring', '-v=2'], 30],
+  ] as const)(
+    'the %s overlay serves gpu.intel.com/monitoring: one device, all, with every GPU and MEI node',
+    async (_overlay, args, shares) => {
+      fixture.write(`${fixture.pciDir(INTEL_GPUS.battlemage)}/xe.mei-gscfi.768/mei/mei0/dev`, '237:0\n');
+      fixture.addDevNode('/dev/mei0', 237, 0);
+      const doc = await discover(args);
+      expect(doc.resources.map((r) => [r.resourceName, r.devices.length])).toEqual([
+        ['gpu.intel.com/i915', 3 * shares],
+        ['gpu.intel.com/monitoring', 1],
+        ['gpu.intel.com/xe', shares],
+      ]);
+      const monitoring = doc.resources[1]?.devices[0];
+      expect([monitoring?.id, monitoring?.health, monitoring?.mounts]).toEqual(['all', 'Healthy', []]);
+      expect(monitoring?.deviceSpecs.map((spec) => [spec.hostPath, spec.permissions])).toEqual(
+        [
+          '/dev/dri/card0',
+          '/dev/dri/renderD128',
+          '/dev/dri/card1',
+          '/dev/dri/renderD129',
+          '/dev/dri/card2',
+          '/dev/dri/renderD130',
+          '/dev/mei0',
+          '/dev/dri/card3',
+          '/dev/dri/renderD131',
+        ].map((path) => [path, 'rw']),
+      );
+      const split = await discover([...args, '-monitoring-mode=split']);
+      expect(split.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
+        ['gpu.intel.com/i915', expect.any(Array)],
+        ['gpu.intel.com/i915_monitoring', ['all']],
+        ['gpu.intel.com/xe', expect.any(Array)],
+        ['gpu.intel.com/xe_monitoring', ['all']],
+      ]);
+      expect(split.resources[3]?.devices[0]?.deviceSpecs.map((spec) => spec.hostPath)).toEqual([
+        '/dev/dri/card2',
+        '/dev/dri/renderD130',
+        '/dev/mei0',
+      ]);
+    },
+  );
+
+  it.each([
     ['allowlist-arc', ['-v=4', '-allow-ids=0x56a6,0x56a5,0x56a1,0x56a0,0x5694'], '-allow-ids'],
     ['health', ['-health-management'], '-health-management'],
     ['xpumd', ['-xpumd-endpoint=/run/xpumd/intelxpuinfo.sock', '-enable-monitoring'], '-xpumd-endpoint'],

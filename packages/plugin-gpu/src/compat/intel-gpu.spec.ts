@@ -86,7 +86,6 @@ describe('intelGpuCompat (intel-gpu-plugin v0.36 flags)', () => {
   });
 
   it.each([
-    ['enable-monitoring', 'no gpu.intel.com/monitoring resource'],
     ['health-management', 'does not query the Level-Zero sidecar'],
     ['wsl', 'does not serve WSL GPUs'],
   ])('-%s: false is the default, true is refused saying what kdp does', (name, reason) => {
@@ -103,9 +102,14 @@ describe('intelGpuCompat (intel-gpu-plugin v0.36 flags)', () => {
     expect(() => apply(name, value)).toThrow(`${JSON.stringify(value)} is not supported: kdp ${reason}`);
   });
 
-  it('checks the values of the options that tune refused ones as Intel does', () => {
-    expect(apply('monitoring-mode', 'split')).toEqual(nothing);
+  it('-enable-monitoring and -monitoring-mode set intel.monitoring and intel.monitoringMode', () => {
+    expect(apply('enable-monitoring', 'true').config).toEqual([['intel.monitoring', true]]);
+    expect(apply('enable-monitoring', 'false').config).toEqual([['intel.monitoring', false]]);
+    expect(apply('monitoring-mode', 'split').config).toEqual([['intel.monitoringMode', 'split']]);
     expect(() => apply('monitoring-mode', 'both')).toThrow('"both" is not one of split, single');
+  });
+
+  it('checks the values of the options that tune refused ones as Intel does', () => {
     expect(apply('temp-limit', '95')).toEqual(nothing);
     expect(() => apply('gpu-temp-limit', 'hot')).toThrow('"hot" is not an integer');
   });

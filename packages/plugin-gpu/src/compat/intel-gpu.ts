@@ -88,14 +88,18 @@ export const intelGpuCompat: CompatLayer = {
         throw new Error(`${JSON.stringify(value)} is not one of single, none, all`);
       },
     ),
-    'enable-monitoring': onlyFalse(
-      'kdp has no gpu.intel.com/monitoring resource holding every GPU; give a monitoring agent the GPUs it reads through its own resource request or a hostPath /dev/dri mount',
+    'enable-monitoring': compat.accept(
+      'boolean',
+      'also serve the monitoring resource: one device, all, holding every Intel GPU with its MEI nodes (intel.monitoring)',
+      (value, to) => to.setConfig(['intel', 'monitoring'], value === 'true'),
     ),
-    'monitoring-mode': tunesRefused(
-      'single or split: used only with -enable-monitoring (refused)',
-      (value) => {
+    'monitoring-mode': compat.accept(
+      'value',
+      'single (gpu.intel.com/monitoring) or split (gpu.intel.com/i915_monitoring, …/xe_monitoring): the monitoring resource of -enable-monitoring (intel.monitoringMode)',
+      (value, to) => {
         if (value !== 'single' && value !== 'split')
           throw new Error(`${JSON.stringify(value)} is not one of split, single`);
+        to.setConfig(['intel', 'monitoringMode'], value);
       },
     ),
     'health-management': onlyFalse(

@@ -6,6 +6,7 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { createGpuPlugin } from '../plugin';
 import { rootFlags } from '../testing/fixture-devices';
+import { buildNvidiaMachine, NVIDIA_UUIDS } from '../testing/machines';
 import { buildNvidiaServer, nvidiaServerUuid } from '../testing/nvidia-server';
 import { nvidiaCompat } from './nvidia';
 
@@ -228,5 +229,85 @@ describe('drop-in for NVIDIA k8s-device-plugin (published examples)', () => {
       expect(await run.stop()).toBe(0);
       await sim.close();
     }
+  });
+
+  // Neither the static DaemonSet (v0.20: `env: []`, the image's entrypoint) nor the helm chart (migStrategy: null
+  // leaves MIG_STRATEGY out) sets a MIG strategy: NVIDIA's default none advertises a MIG-enabled GPU whole.
+  it('without MIG_STRATEGY (static DaemonSet, helm env): a MIG-enabled GPU is advertised whole by its UUID', async () => {
+    const mig = buildNvidiaMachine();
+    try {
+      const whole = [
+        ...['0000:03:00.0', '0000:04:00.0', '0000:83:00.0', '0000:86:00.0'].map(
+          (a) => NVIDIA_UUIDS[a as keyof typeof NVIDIA_UUIDS],
+        ),
+      ];
+      for (const env of [{}, { MPS_ROOT: '/run/nvidia/mps', NVIDIA_VISIBLE_DEVICES: 'all' }]) {
+        const result = await runPluginCommand(plugin, ['discover', '--output', 'json', ...rootFlags(mig)], {
+          env,
+        });
+        expect(result.code).toBe(0);
+        const doc = JSON.parse(result.stdout) as DiscoverDocument & { config: Record<string, unknown> };
+        expect(doc.resources.map((r) => [r.resourceName, r.devices.map((d) => d.id)])).toEqual([
+          ['nvidia.com/gpu', whole],
+        ]);
+        expect(doc.config).toMatchObject({ nvidia: { migStrategy: 'none' } });
+      }
+      const single = await runPluginCommand(plugin, ['discover', '--output', 'json', ...rootFlags(mig)], {
+        env: { MIG_STRATEGY: 'single' },
+      });
+      expect(JSON.parse(single.stdout).resources[0].devices.map((d: { id: string }) => d.id)).toContain(
+        `MIG-${NVIDIA_UUIDS['0000:86:00.0']}/1/0`,
+      );
+    } finally {
+      mig.remove();
+    }
+  });
+
+  // The helm chart with nvidiaDriverRoot: /run/nvidia/driver (GPU operator nodes, the driver in a container): it
+  // sets NVIDIA_DRIVER_ROOT and mounts that root at /driver-root; CONTAINER_DRIVER_ROOT stands in for the mount here.
+  it('NVIDIA_DRIVER_ROOT=/run/nvidia/driver: nodes found under the mounted root, handed over under the host root', async () => {
+    const env = {
+      ...helmEnv(file('empty.yaml', 'version: v1\n')),
+      NVIDIA_DRIVER_ROOT: '/run/nvidia/driver',
+      PASS_DEVICE_SPECS: 'true',
+      CONTAINER_DRIVER_ROOT: fixture.base,
+    };
+    // No --dev-root: it follows the mounted driver root (<root>/dev), as NVIDIA's plugin looks there.
+    const roots = ['--sysfs-root', fixture.root, '--proc-root', fixture.procRoot];
+    const run = async (extra: Record<string, string> = {}) => {
+      const result = await runPluginCommand(plugin, ['discover', '--output', 'json', ...roots], {
+        env: { ...env, ...extra },
+      });
+      expect([result.code, result.code === 0 ? '' : result.stderr]).toEqual([0, '']);
+      return JSON.parse(result.stdout) as DiscoverDocument & { config: Record<string, unknown> };
+    };
+    const doc = await run();
+    expect(capacity(doc)).toEqual({ 'nvidia.com/gpu': 8 });
+    expect(doc.config).toMatchObject({
+      nvidia: { driverRoot: '/run/nvidia/driver', containerDriverRoot: fixture.base },
+    });
+    const specs = doc.resources[0]?.devices[2]?.deviceSpecs.map((s) => [s.containerPath, s.hostPath]);
+    expect(specs).toEqual(
+      [
+        '/dev/nvidiactl',
+        '/dev/nvidia-uvm',
+        '/dev/nvidia-uvm-tools',
+        '/dev/nvidia-modeset',
+        '/dev/nvidia2',
+      ].map((path) => [path, `/run/nvidia/driver${path}`]),
+    );
+    // NVIDIA_DEV_ROOT=/ (device nodes on the host's /dev, the driver elsewhere): host paths stay /dev/….
+    const hostDev = await run({ NVIDIA_DEV_ROOT: '/' });
+    expect(hostDev.resources[0]?.devices[2]?.deviceSpecs.map((s) => s.hostPath)).toContain('/dev/nvidia2');
+    // A relative root is refused, naming the variable.
+    const bad = await runPluginCommand(plugin, ['discover', ...roots], {
+      env: { NVIDIA_DRIVER_ROOT: 'run/nvidia/driver' },
+    });
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        'environment variable NVIDIA_DRIVER_ROOT: "run/nvidia/driver" is not an absolute path',
+      ),
+    ]);
   });
 });

@@ -3,6 +3,13 @@ import type { ConfigIssue } from '@kdp/core';
 import { isRefused, type CompatConfigFormat, type CompatOption, type CompatTarget } from '@kdp/core/plugin';
 import { nvidiaOptions as o } from './nvidia-options';
 
+/**
+ * Why `sharing.mps` is refused: NVIDIA's plugin serves MPS only beside its mps-control-daemon DaemonSet, and
+ * before serving checks that daemon by running the driver's `nvidia-cuda-mps-control` against the daemon's pipe.
+ */
+export const MPS_REFUSAL =
+  "not supported: kdp runs no MPS control daemon; NVIDIA's plugin serves MPS only beside its mps-control-daemon DaemonSet (<MPS_ROOT>/<resource>/pipe and shm, mounted into each container with CUDA_MPS_PIPE_DIRECTORY) and checks that daemon before serving by running the driver's nvidia-cuda-mps-control on its pipe, which kdp does not (it runs no NVIDIA binary) and a fixture cannot answer faithfully; share GPUs with sharing.timeSlicing, or keep NVIDIA's plugin on MPS nodes";
+
 type Doc = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Doc =>
@@ -85,7 +92,13 @@ function applySetting(out: Conversion, path: string, option: CompatOption, raw: 
     return;
   }
   const target: CompatTarget = {
-    flag: (name) => out.errors.push({ path, message: `sets --${name}, which only the command line can` }),
+    flag: (name, value) =>
+      name === 'dev-root'
+        ? out.warnings.push({
+            path,
+            message: `device nodes are looked up under --dev-root, which a file cannot move: give --dev-root ${value ?? ''} or the variable instead`,
+          })
+        : out.errors.push({ path, message: `sets --${name}, which only the command line can` }),
     setConfig: (to, value) => setIn(out.config, to, value),
     appendConfig: () => out.errors.push({ path, message: 'builds a list, which only the command line can' }),
   };
@@ -277,8 +290,7 @@ export const nvidiaConfigFormat: CompatConfigFormat = {
               mps: () =>
                 out.errors.push({
                   path: 'sharing.mps',
-                  message:
-                    'not supported: kdp runs no MPS control daemon; share GPUs with sharing.timeSlicing',
+                  message: MPS_REFUSAL,
                 }),
             },
           );

@@ -1,5 +1,6 @@
+import { statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { compat, type CompatOption } from '@kdp/core/plugin';
+import { compat, type CompatOption, type CompatTarget } from '@kdp/core/plugin';
 
 /** NVIDIA's Xids that never mark a GPU unhealthy (internal/rm/health.go), also our `health.ignoredXids` default. */
 const NVIDIA_IGNORED_XIDS = [13, 31, 43, 45, 68, 109];
@@ -53,8 +54,25 @@ export function nvidiaDeviceListStrategies(value: string): ('envvar' | 'cdi')[] 
   return [...new Set(ours)];
 }
 
-const SYSFS_DISCOVERY =
-  'kdp finds GPUs through sysfs and /proc/driver/nvidia and hands the kubelet their /dev paths (--dev-root DIR is where it looks them up)';
+/** Where NVIDIA's helm chart mounts the driver root in the plugin's container. */
+const DEFAULT_CONTAINER_DRIVER_ROOT = '/driver-root';
+
+/** An absolute path, normalised; throws for anything else. */
+function absolute(value: string): string {
+  if (!posix.isAbsolute(value) || value.includes('\0'))
+    throw new Error(`${JSON.stringify(value)} is not an absolute path`);
+  return posix.normalize(value);
+}
+
+/**
+ * `--dev-root <root>/dev` where that directory exists in this container, as NVIDIA's plugin finds device nodes
+ * under the mounted driver root (its `getDevRoot`); an explicit `--dev-root` still wins.
+ */
+function followDevRoot(containerRoot: string, to: CompatTarget): void {
+  const dev = posix.join(containerRoot, 'dev');
+  if (statSync(dev, { throwIfNoEntry: false })?.isDirectory() === true) to.flag('dev-root', dev);
+}
+
 const NO_HOOKS =
   "kdp's CDI specs name device nodes only, with no OCI hooks; driver files come from the NVIDIA runtime";
 
@@ -73,15 +91,21 @@ export const nvidiaOptions = {
     'either value: kdp has no start-up step that fails on a node without usable GPUs (it advertises none, says why under `excluded` and rescans); a bad configuration exits 2 either way',
     () => undefined,
   ),
-  driverRoot: onlyValues(
-    ['/'],
-    '/ only (drivers installed on the host)',
-    `${SYSFS_DISCOVERY}; a driver container's root (/run/nvidia/driver) is not supported`,
+  driverRoot: compat.accept(
+    'value',
+    `the driver's root on the host, / or a driver container's (/run/nvidia/driver): device nodes handed over as <root>/dev/… (nvidia.driverRoot), looked up under ${DEFAULT_CONTAINER_DRIVER_ROOT}/dev where it exists (--dev-root, unless given)`,
+    (value, to) => {
+      const root = absolute(value);
+      to.setConfig(['nvidia', 'driverRoot'], root);
+      if (root !== '/') followDevRoot(DEFAULT_CONTAINER_DRIVER_ROOT, to);
+    },
   ),
-  devRoot: onlyValues(
-    ['/', ''],
-    '/ only (device nodes under the host /dev)',
-    `${SYSFS_DISCOVERY}; device nodes outside the host /dev are not supported`,
+  devRoot: compat.accept(
+    'value',
+    "the device nodes' root on the host (default: the driver root): /dev/nvidia0 handed over as <root>/dev/nvidia0 (nvidia.devRoot)",
+    (value, to) => {
+      if (value !== '') to.setConfig(['nvidia', 'devRoot'], absolute(value));
+    },
   ),
   passDeviceSpecs: compat.accept(
     'boolean',
@@ -107,14 +131,18 @@ export const nvidiaOptions = {
     'kdp writes no CDI annotations (cdi-annotations is refused); CDI names go in the CRI CDIDevices field',
   ),
   cdiHookPath: onlyValues(['/usr/bin/nvidia-ctk'], "/usr/bin/nvidia-ctk only (NVIDIA's default)", NO_HOOKS),
-  containerDriverRoot: onlyValues(
-    ['/driver-root'],
-    "/driver-root only (NVIDIA's default)",
-    `kdp reads no driver files for CDI specs and loads libnvidia-ml.so.1 through the library path (health.nvml); ${NO_HOOKS}`,
+  containerDriverRoot: compat.accept(
+    'value',
+    `where the driver root is mounted here (default ${DEFAULT_CONTAINER_DRIVER_ROOT}): libnvidia-ml.so.1 looked for under it, device nodes under its dev/ where that exists (--dev-root, unless given) (nvidia.containerDriverRoot)`,
+    (value, to) => {
+      const root = absolute(value);
+      to.setConfig(['nvidia', 'containerDriverRoot'], root);
+      followDevRoot(root, to);
+    },
   ),
   mpsRoot: compat.accept(
     'value',
-    "accepted: used only by MPS sharing (sharing.mps, refused in the configuration file), as in NVIDIA's plugin",
+    "accepted (NVIDIA's chart always sets it), used only by MPS sharing as in NVIDIA's plugin; sharing.mps itself is refused: NVIDIA's MPS needs its mps-control-daemon DaemonSet, checked by running the driver's nvidia-cuda-mps-control, which kdp does not run",
     (value) => {
       if (value !== '' && !posix.isAbsolute(value))
         throw new Error(`${JSON.stringify(value)} is not an absolute path`);

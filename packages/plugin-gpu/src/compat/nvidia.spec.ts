@@ -116,9 +116,15 @@ describe('nvidiaCompat', () => {
     expect(applyOption('env', 'DP_DISABLE_HEALTHCHECKS', '48, 79').config).toEqual([
       ['health.ignoredXids', [13, 31, 43, 45, 68, 109, 48, 79]],
     ]);
+    // The driver roots: set as config keys; --dev-root follows only a mounted root that has a dev/ (none here).
+    expect(applyOption('env', 'NVIDIA_DRIVER_ROOT', '/run/nvidia/driver/')).toEqual({
+      flags: [],
+      config: [['nvidia.driverRoot', '/run/nvidia/driver/']],
+    });
+    expect(applyOption('env', 'NVIDIA_DEV_ROOT', '/').config).toEqual([['nvidia.devRoot', '/']]);
+    expect(applyOption('env', 'NVIDIA_DEV_ROOT', '')).toEqual({ flags: [], config: [] });
     // The values that are what kdp does anyway change nothing.
     for (const [name, value] of [
-      ['NVIDIA_DRIVER_ROOT', '/'],
       ['MPS_ROOT', '/run/nvidia/mps'],
       ['GDS_ENABLED', 'false'],
       ['SHARED_DEVICES_ALLOCATION_POLICY', 'distributed'],
@@ -136,7 +142,7 @@ describe('nvidiaCompat', () => {
         /volume-mounts is not supported: kdp passes NVIDIA_VISIBLE/,
       ],
       ['DEVICE_LIST_STRATEGY', 'cdi-annotations', /CRI CDIDevices field/],
-      ['NVIDIA_DRIVER_ROOT', '/run/nvidia/driver', /driver container/],
+      ['NVIDIA_DRIVER_ROOT', 'run/nvidia/driver', /not an absolute path/],
       ['GDRCOPY_ENABLED', 'true', /NVIDIA_GDRCOPY=enabled/],
       ['SHARED_DEVICES_ALLOCATION_POLICY', 'packed', /packed is not implemented/],
       ['DEVICE_DISCOVERY_STRATEGY', 'tegra', /Tegra/],
@@ -173,6 +179,7 @@ describe('nvidiaCompat', () => {
         config: {
           nvidia: {
             migStrategy: 'none',
+            driverRoot: '/',
             passDeviceSpecs: false,
             deviceListStrategy: ['envvar'],
             deviceIDStrategy: 'uuid',

@@ -63,8 +63,13 @@ describe('rocmCompat', () => {
     expect(() => applyFlag('pulse', 'ten')).toThrow(/not an integer/);
     expect(() => applyFlag('driver_type', 'vf-passthrough')).toThrow(/sriov-device-plugin/);
     expect(() => applyFlag('driver_type', 'vm')).toThrow(/not container, vf-passthrough or pf-passthrough/);
-    const count = rocmCompat.env?.['AMD_GPU_DEVICE_COUNT'];
-    expect(count && isRefused(count) ? count.refuse : '').toMatch(/never reads it/);
+  });
+
+  it('accepts the variables ROCm documents and never reads, saying they have no effect', () => {
+    for (const name of ['AMD_GPU_DEVICE_COUNT', 'CONFIG_FILE_PATH']) {
+      const option = rocmCompat.env?.[name];
+      expect(option && !isRefused(option) ? option.description : '').toMatch(/^no effect: .*never reads it/);
+    }
   });
 
   describe('through the runtime (discover on an MI300X node in CPX/NPS4)', () => {
@@ -93,13 +98,27 @@ describe('rocmCompat', () => {
       const bad = await discover(['-driver_type', 'pf-passthrough']);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/driver_type.*pf-passthrough is not supported/);
-      const env = await discover([], { AMD_GPU_DEVICE_COUNT: '2' });
-      expect(env.code).toBe(2);
-      expect(env.stderr).toMatch(/AMD_GPU_DEVICE_COUNT/);
       const config = join(fixture.base, 'ours.json');
       writeFileSync(config, JSON.stringify({ amd: { resourceNamingStrategy: 'single' } }));
       const flagWins = await discover(['--config', config, '-resource_naming_strategy', 'mixed']);
       expect(JSON.parse(flagWins.stdout).resources[0].resourceName).toBe('amd.com/cpx_nps4');
+    });
+
+    // ROCm's docs/user-guide/configuration.md (v1.31.0.10), re-typed: its "Example deployment snippet" sets
+    // CONFIG_FILE_PATH to the ConfigMap's file (`gpu: {device_count: 2}`), its table AMD_GPU_DEVICE_COUNT. ROCm's
+    // plugin reads neither and advertises every GPU; so do we, and the log says they changed nothing.
+    it('the documented CONFIG_FILE_PATH and AMD_GPU_DEVICE_COUNT start, advertise every GPU, logged as no effect', async () => {
+      const config = join(fixture.base, 'etc-amdgpu-config.yaml');
+      writeFileSync(config, 'gpu:\n  device_count: 2\n');
+      const run = await discover([], { CONFIG_FILE_PATH: config, AMD_GPU_DEVICE_COUNT: '2' });
+      expect(run.code).toBe(0);
+      expect(
+        (JSON.parse(run.stdout) as DiscoverDocument).resources.map((r) => [r.resourceName, r.devices.length]),
+      ).toEqual([['amd.com/gpu', 64]]);
+      for (const name of ['CONFIG_FILE_PATH', 'AMD_GPU_DEVICE_COUNT'])
+        expect(run.stderr).toMatch(
+          new RegExp(`environment variable ${name} .*nothing to change: no effect: .*never reads it`),
+        );
     });
   });
 });

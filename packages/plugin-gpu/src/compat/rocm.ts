@@ -54,17 +54,22 @@ const driverType: CompatOption = compat.accept(
   },
 );
 
+/**
+ * A variable ROCm's documentation lists and its plugin never reads: accepted with no effect, as upstream's pods
+ * start with it set; the start-up log says so (`anchor option applied … nothing to change: no effect …`).
+ */
 const documentedOnly = (what: string): CompatOption =>
-  compat.refuse(
+  compat.accept(
     'value',
-    `ROCm documents ${what} but its plugin (v1.31.0.10) never reads it; kdp refuses it rather than ignore it: remove it`,
+    `no effect: ROCm documents ${what} but its plugin (v1.31.0.10) never reads it, so it changes nothing there either`,
+    () => undefined,
   );
 
 /**
  * ROCm/k8s-device-plugin v1.31.0.10 (`k8s-device-plugin`, cmd/k8s-device-plugin/main.go): `-pulse` (health period,
  * as our `--poll-interval`), `-resource_naming_strategy` (`amd.resourceNamingStrategy`), `-driver_type` from its
  * gpu-virtualization branch, and golang/glog's flags; the variables its documentation lists but its code never reads
- * are refused. It has no configuration file and no default path.
+ * are accepted with no effect, logged. It has no configuration file and no default path.
  */
 export const rocmCompat: CompatLayer = {
   anchor: 'ROCm/k8s-device-plugin v1.31.0.10',

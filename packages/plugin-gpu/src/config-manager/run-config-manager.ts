@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import {
   createLogger,
   createNodeLabelWatch,
+  exitWhenFlushed,
   loadKubeAccess,
   writeFileAtomic,
   type KubeApiAccess,
@@ -73,7 +74,7 @@ async function isRegular(path: string): Promise<boolean> {
 export async function runConfigManager(io: ConfigManagerIo = {}): Promise<number> {
   const code = await run(io);
   if (io.exit) io.exit(code);
-  else process.exit(code);
+  else await exitWhenFlushed(code);
   return code;
 }
 

@@ -19,7 +19,7 @@ async function labelsOf(machine: SysfsFixture, input: unknown = {}) {
 describe('GPU node feature labels', () => {
   it('NVIDIA, single MIG strategy: GFD names; the MIG devices and whole GPUs of nvidia.com/gpu', async () => {
     // 3 × H100 and an A100 in MIG mode with two instances.
-    expect(await labelsOf(buildNvidiaMachine())).toEqual({
+    expect(await labelsOf(buildNvidiaMachine(), { nvidia: { migStrategy: 'single' } })).toEqual({
       'nvidia.com/gpu.count': '5',
       'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3',
       'nvidia.com/gpu.replicas': '1',

@@ -11,6 +11,7 @@ import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
+import { planMonitoring } from './plan-monitoring';
 import { planTimeSlicing } from './plan-time-slicing';
 import { resourceNameOf } from './resource-names';
 
@@ -46,7 +47,7 @@ export function gpuDevices(gpu: Gpu, replicas: number, index?: string): PluginDe
  * time-slicing: per-resource replicas, `rename`, `.shared` with `renameByDefault`), in name order, each resource
  * with GPU Allocate and GetPreferredAllocation, and one CDI device per physical GPU. NVIDIA resources default to
  * `nvidia.deviceListStrategy` (`NVIDIA_VISIBLE_DEVICES`), naming GPUs by `nvidia.deviceIDStrategy`; the others to
- * device specs.
+ * device specs. With `intel.monitoring`, Intel's monitoring resources too (planMonitoring).
  */
 export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   const indexes = gpuIndexes(scan.gpus);
@@ -83,7 +84,9 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
     };
   });
   return {
-    resources,
+    resources: [...resources, ...planMonitoring(scan.gpus, config)].sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    ),
     excluded: scan.excluded,
     warnings: [...scan.warnings, ...sharing.warnings],
   };

@@ -26,6 +26,8 @@ export interface Gpu {
   /** Host paths of the vendor's shared nodes present on the host (/dev/nvidiactl, /dev/kfd, …). */
   readonly sharedNodes: readonly string[];
   readonly mounts: readonly GpuMount[];
+  /** Intel: host paths of the GPU's MEI nodes present (`/dev/mei0`), handed over with the monitoring resource only. */
+  readonly meiNodes?: readonly string[];
   /** Free-form facts shown by `discover`. */
   readonly attributes: Readonly<Record<string, string>>;
   /** Why the GPU is unhealthy now; empty = healthy. */

@@ -120,8 +120,9 @@ export function applyCompat(options: ApplyCompatOptions): CompatResult {
       }
       list.push(configValue);
     }
+    // An option that changes nothing says why in the log line (its description).
     applied.push(
-      `${label}${option.kind === 'boolean' ? `=${normalised}` : ` ${value}`} (${layer.anchor}) → ${effects.join(', ') || 'nothing to change'}`,
+      `${label}${option.kind === 'boolean' ? `=${normalised}` : ` ${value}`} (${layer.anchor}) → ${effects.join(', ') || `nothing to change: ${option.description}`}`,
     );
   };
   /**

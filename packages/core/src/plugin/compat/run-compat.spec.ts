@@ -161,6 +161,7 @@ describe('compat layers in the runtime', () => {
   it("lists each layer's accepted and refused options in --help", async () => {
     const { stdout } = await runPluginCommand(plugin, ['--help']);
     expect(stdout).toContain('Drop-in for example/anchor v1:');
+    expect(stdout).toContain("memory: set the container's memory limit to 128Mi or more");
     expect(stdout).toMatch(/-things VALUE\s+how many/);
     expect(stdout).toMatch(/-mps\s+refused: MPS is not offered/);
     expect(stdout).toMatch(/\$THINGS\s+how many/);

@@ -1,0 +1,88 @@
+import type { Logger } from '@kdp/base';
+import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
+import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
+import { cdiDeviceEdits } from './dra-serve-mode-devices';
+
+/** One resource of a plugin's driver, as a claim's devices are looked up in it. */
+export interface ClaimableResource {
+  readonly declaration: AnyResourceDeclaration;
+  /** Its devices now, by DRA device name. */
+  readonly devices: ReadonlyMap<string, PluginDevice<unknown>>;
+}
+
+type Claimed = { readonly result: PrepareInput['results'][number]; readonly device: PluginDevice<unknown> };
+
+/** A claim's devices on this node, grouped by resource; throws for a device that is not here or not healthy. */
+function claimedDevices(
+  results: PrepareInput['results'],
+  byPool: ReadonlyMap<string, ClaimableResource>,
+  driver: string,
+): Map<ClaimableResource, Claimed[]> {
+  const groups = new Map<ClaimableResource, Claimed[]>();
+  for (const result of results) {
+    const entry = byPool.get(result.pool);
+    if (entry === undefined) throw new Error(`pool ${result.pool} is not served by ${driver} on this node`);
+    const device = entry.devices.get(result.device);
+    if (device === undefined) throw new Error(`device ${result.pool}/${result.device} is not on this node`);
+    if (device.health !== 'Healthy')
+      throw new Error(
+        `device ${result.pool}/${result.device} (${device.id}) is Unhealthy${device.problem ? `: ${device.problem}` : ''}`,
+      );
+    groups.set(entry, [...(groups.get(entry) ?? []), { result, device }]);
+  }
+  return groups;
+}
+
+/** What a resource needs for `devices` under CDI alone: its allocate hook's full answer (nothing without one). */
+async function allocateForCdi(
+  entry: ClaimableResource,
+  devices: readonly PluginDevice<unknown>[],
+  signal: AbortSignal,
+): Promise<ContainerAllocation> {
+  const { declaration } = entry;
+  const hook = declaration.allocateForCdi ?? declaration.allocate;
+  if (hook === undefined) return {};
+  return hook({ resource: declaration.name, devices, containerIndex: 0, signal });
+}
+
+/**
+ * Prepares one claim of a plugin's driver: each device alone through its resource's allocate hook, whatever the
+ * device-plugin strategy, so that its CDI device carries everything a container needs for it (`cdiDeviceEdits`:
+ * device nodes, mounts, device-list variables `void`, its own environment) and the CDI names the hook answers.
+ * A resource's PreStartContainer work (an FPGA region's programming) is done here, once for the claim's devices
+ * of the resource: DRA has no PreStartContainer.
+ */
+export async function preparePluginClaim(
+  { results }: PrepareInput,
+  byPool: ReadonlyMap<string, ClaimableResource>,
+  driver: string,
+  signal: AbortSignal,
+  logger: Logger,
+): Promise<PrepareOutput> {
+  const prepared: PreparedDevice[] = [];
+  for (const [entry, items] of claimedDevices(results, byPool, driver)) {
+    const { declaration } = entry;
+    await declaration.preStartContainer?.({
+      resource: declaration.name,
+      devices: items.map((item) => item.device),
+      unknownIds: [],
+      signal,
+    });
+    for (const { result, device } of items) {
+      const own = await allocateForCdi(entry, [device], signal);
+      if (Object.keys(own.annotations ?? {}).length > 0)
+        logger.debug(
+          { device: device.id },
+          'allocation annotations have no place in CDI edits; not passed on',
+        );
+      prepared.push({
+        requestNames: [result.request],
+        poolName: result.pool,
+        deviceName: result.device,
+        containerEdits: cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
+      });
+    }
+  }
+  return { devices: prepared };
+}
