@@ -1,0 +1,111 @@
+import type { PlaygroundDevice } from './playground-driver.fixture';
+
+/** The driver of the playground tests. */
+export const testDriver = 'gpu.example.com';
+
+/** Its devices: two small, two large (none `huge`). */
+export const testDevices: readonly PlaygroundDevice[] = [
+  { name: 'small-0', model: 'small' },
+  { name: 'small-1', model: 'small' },
+  { name: 'large-0', model: 'large' },
+  { name: 'large-1', model: 'large' },
+];
+
+const model = (name: string): string => `device.attributes["${testDriver}"].model == "${name}"`;
+
+/**
+ * A DeviceClass selecting the driver by CEL; a claim with request `small` (one small device) and request `big`
+ * (`firstAvailable`: a `huge` device, none exists, else two `large`); a pod whose two containers name one
+ * request each.
+ */
+export const twoRequestsManifest = `
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: ${testDriver}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "${testDriver}"
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: two-requests
+spec:
+  devices:
+    requests:
+    - name: small
+      exactly:
+        deviceClassName: ${testDriver}
+        selectors:
+        - cel:
+            expression: '${model('small')}'
+    - name: big
+      firstAvailable:
+      - name: huge
+        deviceClassName: ${testDriver}
+        selectors:
+        - cel:
+            expression: '${model('huge')}'
+      - name: large
+        deviceClassName: ${testDriver}
+        count: 2
+        selectors:
+        - cel:
+            expression: '${model('large')}'
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: two-containers
+spec:
+  resourceClaims:
+  - name: gpus
+    resourceClaimName: two-requests
+  containers:
+  - name: small
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpus
+        request: small
+  - name: big
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpus
+        request: big
+`;
+
+/** A claim no device matches and a pod using it. */
+export const matchesNothingManifest = `
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: matches-nothing
+spec:
+  devices:
+    requests:
+    - name: gpu
+      exactly:
+        deviceClassName: ${testDriver}
+        selectors:
+        - cel:
+            expression: '${model('huge')}'
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: stuck
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: matches-nothing
+  containers:
+  - name: main
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpu
+`;
