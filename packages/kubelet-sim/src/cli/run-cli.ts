@@ -7,6 +7,7 @@ import type { ConformanceCheck, ConformanceReport } from '../conformance/conform
 import { createKubeletSim } from '../kubelet-sim';
 import type { SimEvent } from '../sim-events';
 import { createEventFormatter } from './format-event';
+import { serveDra } from './serve-dra';
 import {
   type CheckArgs,
   type DraCheckArgs,
@@ -46,6 +47,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       case 'serve':
         return await serve(args, io);
+      case 'serve-dra':
+        return await serveDra(args, io);
       case 'check':
         return await check(args, io);
       case 'check-dra':
