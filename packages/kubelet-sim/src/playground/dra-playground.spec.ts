@@ -7,10 +7,12 @@ import { writeKubeconfig } from '../api-server/write-kubeconfig';
 import type { FakeDraDriver } from '../dra/fake-dra-driver.fixture';
 import { callUnary } from '../grpc-util';
 import { createDraPlayground, type DraPlayground } from './dra-playground';
-import { kubectl } from './kubectl.fixture';
+import type { ContainerDevices } from './container-devices';
+import { kubectl, kubectlWatchFor } from './kubectl.fixture';
 import { expectTwoRequestsPod, expectUnschedulablePod } from './playground-checks.fixture';
 import { startPlaygroundDriver } from './playground-driver.fixture';
 import { testDevices, testDriver } from './playground-manifests.fixture';
+import { ContainerDevicesAnnotation } from './pod-writes';
 
 jest.setTimeout(120_000);
 
@@ -100,5 +102,111 @@ describe('the DRA playground (in-process, real kubectl)', () => {
     const unprepared = node?.sim.waitFor('dra-unprepared', (e) => e.pod === 'two-containers', 30_000);
     await kubectl(kubeconfig, ['delete', 'pod', 'two-containers', '--wait=false']);
     expect(await unprepared).toMatchObject({ claims: [{ name: 'two-requests' }] });
+  });
+});
+
+describe('the DRA playground serving only resource.k8s.io/v1beta1', () => {
+  let root: string;
+  let playground: DraPlayground;
+  let driver: FakeDraDriver | undefined;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'ks-playground-beta-'));
+    playground = await createDraPlayground({
+      pluginsRegistryDir: join(root, 'registry'),
+      stateDir: join(root, 'state'),
+      cdiDir: join(root, 'cdi'),
+      devRoot: join(root, 'dev'),
+      resourceApiVersion: 'v1beta1',
+    });
+  });
+  afterAll(async () => {
+    await driver?.stop();
+    await playground.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('runs a pod whose claim the kubelet reads through v1beta1', async () => {
+    const kubeconfig = join(root, 'kubeconfig');
+    await writeKubeconfig(kubeconfig, {
+      server: playground.url,
+      token: playground.token,
+      caData: playground.caData,
+    });
+    const versions = (await kubectl(kubeconfig, ['api-versions'])).split('\n');
+    expect(versions).toContain('resource.k8s.io/v1beta1');
+    expect(versions).not.toContain('resource.k8s.io/v1');
+    const [node] = playground.nodes;
+    if (node === undefined) throw new Error('no node');
+    const connected = node.sim.waitFor(
+      'dra-connection',
+      (e) => e.driver === testDriver && e.connected,
+      30_000,
+    );
+    driver = await startPlaygroundDriver({
+      driver: testDriver,
+      nodeName: node.name,
+      registryDir: node.pluginsRegistryDir,
+      pluginDir: join(root, 'plugin'),
+      cdiDir: join(root, 'cdi'),
+      devRoot: join(root, 'dev'),
+      api: {
+        url: playground.url,
+        token: playground.token,
+        caData: playground.caData,
+        resourceApiVersion: 'v1beta1',
+      },
+      devices: testDevices,
+      publish: (slice) => void playground.store.create('resourceslices', slice as never),
+    });
+    await connected;
+    await kubectl(
+      kubeconfig,
+      ['apply', '-f', '-'],
+      `
+apiVersion: resource.k8s.io/v1beta1
+kind: DeviceClass
+metadata:
+  name: ${testDriver}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "${testDriver}"
+---
+apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaim
+metadata:
+  name: beta
+spec:
+  devices:
+    requests:
+    - name: gpu
+      deviceClassName: ${testDriver}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: beta
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: beta
+  containers:
+  - name: main
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpu
+`,
+    );
+    await kubectlWatchFor(kubeconfig, 'pod/beta', '{.status.phase}', 'Running');
+    const pod = JSON.parse(await kubectl(kubeconfig, ['get', 'pod', 'beta', '-o', 'json'])) as {
+      metadata: { annotations: Record<string, string> };
+    };
+    const [main] = JSON.parse(
+      pod.metadata.annotations[ContainerDevicesAnnotation] ?? '[]',
+    ) as ContainerDevices[];
+    expect(main?.cdiDevices).toHaveLength(1);
+    expect(main?.env).toHaveLength(1);
   });
 });
