@@ -8,7 +8,6 @@ import { createDeviceSelectorCompiler } from '../scheduler/cel/device-selector-c
 import { createScheduler, type Scheduler, type SchedulerEvent } from '../scheduler/scheduler';
 import { createNodeKubelet, type NodeKubelet } from './node-kubelet';
 import { playgroundNodes, type PlaygroundNodeLayout } from './playground-nodes';
-import { ensureReadyNode } from './ready-node';
 
 /** Options of {@link createDraPlayground}. */
 export interface DraPlaygroundOptions {
@@ -61,7 +60,7 @@ export interface DraPlayground {
 
 const maxRetryMs = 10_000;
 
-/** Starts one node: a simulated kubelet with DRA on, its Ready Node object and its pod side. */
+/** Starts one node: a simulated kubelet with DRA on and its pod side (which registers the Ready Node). */
 async function startNode(
   layout: PlaygroundNodeLayout,
   api: ApiServer,
@@ -90,13 +89,6 @@ async function startNode(
   // As a kubelet, it registers its Node and then deletes the node's ResourceSlices (its start wipe waits for the
   // Node): once this resolves, a driver that publishes keeps its slices.
   const wiped = sim.waitFor('slices-deleted', (e) => e.reason === 'kubelet-start', 30_000);
-  ensureReadyNode(api.store, layout.name, options.clock.now());
-  try {
-    await wiped;
-  } catch (err) {
-    await sim.close();
-    throw err;
-  }
   const kubelet = createNodeKubelet({
     store: api.store,
     sim,
@@ -107,6 +99,13 @@ async function startNode(
     retryMs: options.retryMs,
     maxRetryMs,
   });
+  try {
+    await wiped;
+  } catch (err) {
+    kubelet.close();
+    await sim.close();
+    throw err;
+  }
   return { ...layout, sim, kubelet };
 }
 

@@ -347,6 +347,17 @@ describe('the playground kubelet of a node', () => {
     expect(devicesOf(running)[0]?.claims).toEqual([{ name: 'gpus', resourceClaimName: 'p1-gpus-x' }]);
   });
 
+  it('keeps its Node registered and Ready, registering it again after a delete', async () => {
+    const ready = (n: KubeObject): boolean =>
+      n.metadata.name === node &&
+      JSON.stringify(n['status'] ?? {}).includes('"type":"Ready","status":"True"');
+    expect(ready(api.store.get('nodes', node))).toBe(true);
+    const uid = api.store.get('nodes', node).metadata.uid;
+    api.store.delete('nodes', node);
+    const again = await until(api.store, 'nodes', (n) => ready(n) && n.metadata.uid !== uid);
+    expect(again.metadata.labels).toMatchObject({ 'kubernetes.io/hostname': node });
+  });
+
   it('unprepares a claim when the last pod using it on the node is deleted', async () => {
     const containers = [{ name: 'main', resources: { claims: [{ name: 'gpus' }] } }];
     scheduledPod('p1', 'shared', [{ request: 'a', device: 'dev-0' }], containers);

@@ -7,6 +7,7 @@ import type { SimEvent } from '../sim-events';
 import { type ContainerDevices, resolveContainerDevices } from './container-devices';
 import { podClaimNames, type PodObject } from './pod-object';
 import { annotateContainerDevices, currentPod, writePodStatus } from './pod-writes';
+import { keepNodeRegistered } from './ready-node';
 
 /** Options of {@link createNodeKubelet}. */
 export interface NodeKubeletOptions {
@@ -25,7 +26,7 @@ export interface NodeKubeletOptions {
   readonly maxRetryMs?: number;
 }
 
-/** The pod side of one node's kubelet in the playground. */
+/** The pod side of one node's kubelet in the playground (it also keeps the node's Node registered and Ready). */
 export interface NodeKubelet {
   readonly nodeName: string;
   /** The containers' devices of a Running pod of this node. */
@@ -90,9 +91,10 @@ function containerClaims(
 }
 
 /**
- * Runs the pod side of a kubelet for `nodeName`: watches the pods bound to it, prepares their claims through
- * the DRA manager, gives each container the CDI devices of its `resources.claims[].request` (device nodes
- * checked under `devRoot`), and writes the pod's status and devices; unprepares when a pod goes.
+ * Runs the pod side of a kubelet for `nodeName`: registers its Node (Ready, again if deleted), watches the pods
+ * bound to it, prepares their claims through the DRA manager, gives each container the CDI devices of its
+ * `resources.claims[].request` (device nodes checked under `devRoot`), and writes the pod's status and devices;
+ * unprepares when a pod goes.
  */
 export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
   const { store, sim, nodeName } = options;
@@ -210,6 +212,7 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
     syncPod(next);
   };
 
+  const stopRegistration = keepNodeRegistered(store, nodeName, () => clock.now());
   sim.events.on('event', onSimEvent);
   // Watch events arrive while the store writes: the kubelet acts on them after that write.
   const stopWatch = store.watch('pods', { fieldSelector: `spec.nodeName=${nodeName}` }, (event) =>
@@ -224,6 +227,7 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
       [...pods.values()].find((p) => p.namespace === namespace && p.name === name)?.devices,
     close: () => {
       closed = true;
+      stopRegistration();
       stopWatch();
       sim.events.off('event', onSimEvent);
       for (const tracked of pods.values()) clearTimeout(tracked.timer);

@@ -34,3 +34,20 @@ export function ensureReadyNode(store: ObjectStore, name: string, nowMs: number)
   }
   store.patch('nodes', name, { status: readyStatus(nowMs) });
 }
+
+/**
+ * Keeps node `name` registered as a running kubelet does: registers it now and again whenever it is deleted.
+ * Returns the function that stops watching.
+ */
+export function keepNodeRegistered(store: ObjectStore, name: string, now: () => number): () => void {
+  ensureReadyNode(store, name, now());
+  let stopped = false;
+  const stop = store.watch('nodes', { fieldSelector: `metadata.name=${name}` }, (event) => {
+    // After the delete that the watch reports, not inside it.
+    if (event.type === 'DELETED') queueMicrotask(() => !stopped && ensureReadyNode(store, name, now()));
+  });
+  return () => {
+    stopped = true;
+    stop();
+  };
+}
