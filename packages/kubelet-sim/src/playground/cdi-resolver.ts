@@ -3,20 +3,27 @@ import { join, posix } from 'node:path';
 
 /** A device node a container gets: its path inside the container and the host path it comes from. */
 export interface ResolvedDeviceNode {
+  /** Path in the container. */
   readonly path: string;
+  /** Path on the host (the spec's `hostPath`, else `path`). */
   readonly hostPath: string;
 }
 
 /** A bind mount a container gets. */
 export interface ResolvedMount {
+  /** Path in the container. */
   readonly containerPath: string;
+  /** Path on the host. */
   readonly hostPath: string;
+  /** Mount options as the spec lists them (`ro`, `bind`, …). */
   readonly options?: readonly string[];
 }
 
 /** What a container gets from its CDI devices, as a container runtime applies them. */
 export interface ResolvedCdiEdits {
+  /** Device nodes, one per container path (a later edit replaces an earlier one). */
   readonly deviceNodes: readonly ResolvedDeviceNode[];
+  /** Bind mounts, one per container path. */
   readonly mounts: readonly ResolvedMount[];
   /** `NAME=value`, one per name: a later edit of the same name replaces the earlier one, as the runtime does. */
   readonly env: readonly string[];

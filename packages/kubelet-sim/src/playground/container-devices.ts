@@ -4,6 +4,7 @@ import type { ContainerClaimRef, PodObject } from './pod-object';
 
 /** What one container of a playground pod got through DRA: its claims, CDI devices and their edits. */
 export interface ContainerDevices extends ResolvedCdiEdits {
+  /** The container's name. */
   readonly name: string;
   /** `resources.claims[]` with the ResourceClaim each one named. */
   readonly claims: ReadonlyArray<ContainerClaimRef & { readonly resourceClaimName: string }>;

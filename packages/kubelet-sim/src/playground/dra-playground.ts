@@ -33,6 +33,7 @@ export interface DraPlaygroundOptions {
   readonly resourceApiVersion?: ResourceApiVersion;
   /** Called with every scheduling decision. */
   readonly onSchedulerEvent?: (event: SchedulerEvent) => void;
+  /** Time of statuses, events and checkpoints; default the system clock. */
   readonly clock?: Clock;
   /** First pause before a failed pod sync (prepare or container creation) is retried; doubles up to 10 s. Default 1 s. */
   readonly podSyncRetryMs?: number;
@@ -40,7 +41,9 @@ export interface DraPlaygroundOptions {
 
 /** One node of the playground. */
 export interface DraPlaygroundNode extends PlaygroundNodeLayout {
+  /** The node's simulated kubelet (plugin watcher, DRA manager, pod-resources) and its events. */
   readonly sim: KubeletSim;
+  /** The node's pod side. */
   readonly kubelet: NodeKubelet;
 }
 
@@ -48,11 +51,15 @@ export interface DraPlaygroundNode extends PlaygroundNodeLayout {
 export interface DraPlayground {
   /** `https://127.0.0.1:<port>`. */
   readonly url: string;
+  /** The bearer token the API server requires. */
   readonly token: string;
   /** The PEM of the API server's certificate, which is its own CA. */
   readonly caData: string;
+  /** The API server's storage (no auth), for tests and in-process drivers. */
   readonly store: ObjectStore;
+  /** The nodes, the first one `nodeName`. */
   readonly nodes: readonly DraPlaygroundNode[];
+  /** The scheduler and resourceclaim controller. */
   readonly scheduler: Scheduler;
   /** Stops the scheduler, the kubelets and the API server (claims stay prepared, as when the kubelets stop). */
   close(): Promise<void>;

@@ -28,6 +28,7 @@ export interface NodeKubeletOptions {
 
 /** The pod side of one node's kubelet in the playground (it also keeps the node's Node registered and Ready). */
 export interface NodeKubelet {
+  /** The node it runs for. */
   readonly nodeName: string;
   /** The containers' devices of a Running pod of this node. */
   containerDevices(namespace: string, name: string): readonly ContainerDevices[] | undefined;

@@ -2,8 +2,11 @@ import { basename, dirname, join } from 'node:path';
 
 /** Where one node of the playground lives: its name, the plugin-watcher directory and pod-resources socket of its kubelet. */
 export interface PlaygroundNodeLayout {
+  /** The node's name. */
   readonly name: string;
+  /** Where the node's DRA drivers register. */
   readonly pluginsRegistryDir: string;
+  /** Where the node's kubelet serves pod-resources, if it does. */
   readonly podResourcesSocket?: string;
   /** The kubelet's own directory (kubelet.sock, checkpoints). */
   readonly kubeletDir: string;

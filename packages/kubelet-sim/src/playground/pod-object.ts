@@ -2,7 +2,9 @@ import type { KubeObject } from '../api-server/resource-types';
 
 /** A container's claim reference: `resources.claims[]`. */
 export interface ContainerClaimRef {
+  /** The pod claim (`spec.resourceClaims[].name`). */
   readonly name: string;
+  /** The request (or `main` of a prioritized list) whose devices the container gets; absent: every device. */
   readonly request?: string;
 }
 
