@@ -100,7 +100,7 @@ describe('kubelet-sim serve --dra', () => {
       await expectTwoRequestsPod(kubeconfig, 'kubelet-sim-node-2');
       await expectUnschedulablePod(kubeconfig);
       expect(stdout).toMatch(
-        /^scheduler {2}\S+ +scheduled +default\/two-containers +node=kubelet-sim-node-2 claims=two-requests$/m,
+        /^scheduler {11}\S+ +scheduled +default\/two-containers +node=kubelet-sim-node-2 claims=two-requests$/m,
       );
       expect(stdout).toMatch(
         /^kubelet-sim-node-2 {2}\S+ +dra-prepared +default\/two-containers +two-requests$/m,

@@ -34,11 +34,22 @@ function banner(args: DraServeArgs, playground: DraPlayground): string {
   );
 }
 
+/** The NODE column of the table with several nodes (`scheduler` on the scheduler's lines); none with one node. */
+function nodeColumn(names: readonly string[]): (who: string) => string {
+  if (names.length < 2) return () => '';
+  const width = Math.max('scheduler'.length, ...names.map((n) => n.length));
+  return (who) => `${who.padEnd(width)}  `;
+}
+
 /** Prints every node's kubelet events (as `serve` does; with several nodes each line names its node). */
-function printEvents(args: DraServeArgs, playground: DraPlayground, io: ServeDraIo): () => void {
-  const several = playground.nodes.length > 1;
+function printEvents(
+  args: DraServeArgs,
+  playground: DraPlayground,
+  io: ServeDraIo,
+  column: (who: string) => string,
+): () => void {
   const formatter = createEventFormatter();
-  if (!args.json) io.stdout.write(`${several ? 'NODE  ' : ''}${formatter.header}\n`);
+  if (!args.json) io.stdout.write(`${column('NODE')}${formatter.header}\n`);
   const detach = playground.nodes.map((node) => {
     const print = (event: SimEvent): void => {
       if (args.json) {
@@ -46,8 +57,7 @@ function printEvents(args: DraServeArgs, playground: DraPlayground, io: ServeDra
           io.stdout.write(`${JSON.stringify({ ...event, node: node.name })}\n`);
         return;
       }
-      for (const line of formatter.format(event))
-        io.stdout.write(`${several ? `${node.name}  ` : ''}${line}\n`);
+      for (const line of formatter.format(event)) io.stdout.write(`${column(node.name)}${line}\n`);
     };
     node.sim.events.on('event', print);
     return () => node.sim.events.off('event', print);
@@ -61,11 +71,12 @@ function printEvents(args: DraServeArgs, playground: DraPlayground, io: ServeDra
 export async function serveDra(args: DraServeArgs, io: ServeDraIo): Promise<number> {
   const stateDir = args.dir ?? mkdtempSync(join(tmpdir(), 'kubelet-sim-dra-'));
   let playground: DraPlayground | undefined;
+  let column = nodeColumn([]);
   const onSchedulerEvent = (event: SchedulerEvent): void => {
     const at = Date.now();
     const line = args.json
       ? JSON.stringify({ ...event, type: `scheduler-${event.type}`, at })
-      : `${args.nodes > 1 ? 'scheduler  ' : ''}${formatSchedulerEvent(event, at)}`;
+      : `${column('scheduler')}${formatSchedulerEvent(event, at)}`;
     io.stdout.write(`${line}\n`);
   };
   try {
@@ -89,7 +100,8 @@ export async function serveDra(args: DraServeArgs, io: ServeDraIo): Promise<numb
       });
     }
     io.stderr.write(banner(args, playground));
-    const detach = printEvents(args, playground, io);
+    column = nodeColumn(playground.nodes.map((n) => n.name));
+    const detach = printEvents(args, playground, io, column);
     try {
       await new Promise<void>((resolve) => {
         if (io.signal === undefined) return;
