@@ -12,6 +12,18 @@ export interface ContainerDevices extends ResolvedCdiEdits {
   readonly cdiDevices: readonly string[];
 }
 
+/** A container the runtime could not create: its CDI devices did not apply. */
+export class ContainerCreateError extends Error {
+  constructor(
+    readonly container: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ContainerCreateError';
+  }
+}
+
 /**
  * The CDI IDs of a claim's devices for a container's `request`, as the kubelet's `cdiDevicesAsList`: every
  * device when the container names no request, a device listing no request names, or one whose
@@ -59,7 +71,8 @@ function containerCdiIds(
 
 /**
  * Resolves every container's devices and applies their CDI specs (from `cdiDir`, device nodes checked in
- * `devRoot`); throws the runtime's message for the first container that cannot be created.
+ * `devRoot`); throws a {@link ContainerCreateError} with the runtime's message for the first container that
+ * cannot be created.
  */
 export function resolveContainerDevices(options: {
   readonly pod: PodObject;
@@ -75,9 +88,8 @@ export function resolveContainerDevices(options: {
       try {
         edits = resolveCdiDevices({ cdiDir: options.cdiDir, devRoot: options.devRoot, ids: cdiDevices });
       } catch (err) {
-        throw new Error(`container ${container.name}: ${err instanceof Error ? err.message : String(err)}`, {
-          cause: err,
-        });
+        const message = err instanceof Error ? err.message : String(err);
+        throw new ContainerCreateError(container.name, message, { cause: err });
       }
     }
     return { name: container.name, claims, cdiDevices, ...edits };

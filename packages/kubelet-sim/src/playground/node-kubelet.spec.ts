@@ -305,13 +305,19 @@ describe('the playground kubelet of a node', () => {
     );
     const event = await until(api.store, 'events', (e) => e['reason'] === 'Failed');
     expect(event['message']).toMatch(/failed to stat CDI host device "\/dev\/dev-9"/);
-    const pod = (await until(
-      api.store,
-      'pods',
-      (p) =>
-        (p as PodObject).status?.['containerStatuses'] !== undefined &&
-        JSON.stringify(p).includes('CreateContainerError'),
+    const waiting = (p: KubeObject): unknown =>
+      (
+        (p as PodObject).status?.['containerStatuses'] as Array<{ state: { waiting?: unknown } }> | undefined
+      )?.[0]?.state.waiting;
+    const pod = (await until(api.store, 'pods', (p) =>
+      JSON.stringify(waiting(p)).includes('CreateContainerError'),
     )) as PodObject;
+    expect(waiting(pod)).toEqual({
+      reason: 'CreateContainerError',
+      message: expect.stringMatching(
+        /^failed to create containerd container: CDI device injection failed: .*"\/dev\/dev-9"/,
+      ),
+    });
     expect(pod.status?.phase).toBe('Pending');
     writeFileSync(join(devRoot, 'dev-9'), '');
     await podNamed('p1', 'Running');

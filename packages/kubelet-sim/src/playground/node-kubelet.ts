@@ -4,7 +4,7 @@ import { recordEvent } from '../api-server/record-event';
 import type { PreparedClaim } from '../dra/dra-events';
 import type { KubeletSim } from '../kubelet-sim-types';
 import type { SimEvent } from '../sim-events';
-import { type ContainerDevices, resolveContainerDevices } from './container-devices';
+import { ContainerCreateError, type ContainerDevices, resolveContainerDevices } from './container-devices';
 import { podClaimNames, type PodObject } from './pod-object';
 import { annotateContainerDevices, currentPod, writePodStatus } from './pod-writes';
 import { keepNodeRegistered } from './ready-node';
@@ -134,7 +134,7 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
     } catch (err) {
       const message = `failed to create containerd container: ${messageOf(err)}`;
       warn(tracked, 'Failed', `Error: ${message}`);
-      const container = /^container ([^:]+):/.exec(messageOf(err))?.[1] ?? '';
+      const container = err instanceof ContainerCreateError ? err.container : '';
       writePodStatus(store, tracked, { state: 'create-failed', container, message }, clock.now());
       retryLater(tracked, () => startContainers(tracked, prepared));
       return;
