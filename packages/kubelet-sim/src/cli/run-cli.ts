@@ -8,6 +8,7 @@ import { createKubeletSim } from '../kubelet-sim';
 import type { SimEvent } from '../sim-events';
 import { createEventFormatter } from './format-event';
 import { serveDra } from './serve-dra';
+import { untilAborted } from './until-aborted';
 import {
   type CheckArgs,
   type DraCheckArgs,
@@ -85,11 +86,7 @@ async function serve(args: ServeArgs, io: CliIo): Promise<number> {
   };
   sim.events.on('event', print);
   try {
-    await new Promise<void>((resolve) => {
-      if (io.signal === undefined) return;
-      if (io.signal.aborted) resolve();
-      io.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(io.signal);
   } finally {
     sim.events.off('event', print);
     await sim.close();

@@ -7,6 +7,7 @@ import type { SimEvent } from '../sim-events';
 import type { SchedulerEvent } from '../scheduler/scheduler';
 import { createEventFormatter, formatSchedulerEvent } from './format-event';
 import type { DraServeArgs } from './parse-args';
+import { untilAborted } from './until-aborted';
 
 /** Where `serve --dra` writes, and the signal that ends it. */
 export interface ServeDraIo {
@@ -103,11 +104,7 @@ export async function serveDra(args: DraServeArgs, io: ServeDraIo): Promise<numb
     column = nodeColumn(playground.nodes.map((n) => n.name));
     const detach = printEvents(args, playground, io, column);
     try {
-      await new Promise<void>((resolve) => {
-        if (io.signal === undefined) return;
-        if (io.signal.aborted) resolve();
-        io.signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(io.signal);
     } finally {
       detach();
     }

@@ -1,17 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
-import { podresources } from '@kdp/api';
 import { writeKubeconfig } from '../api-server/write-kubeconfig';
 import type { FakeDraDriver } from '../dra/fake-dra-driver.fixture';
-import { callUnary } from '../grpc-util';
+import { getPodResources } from '../dra/pod-resources-get.fixture';
 import { createDraPlayground, type DraPlayground } from './dra-playground';
 import type { ContainerDevices } from './container-devices';
 import { kubectl, kubectlWatchFor } from './kubectl.fixture';
 import { expectTwoRequestsPod, expectUnschedulablePod } from './playground-checks.fixture';
 import { startPlaygroundDriver } from './playground-driver.fixture';
-import { testDevices, testDriver } from './playground-manifests.fixture';
+import { deviceClassManifest, testDevices, testDriver } from './playground-manifests.fixture';
 import { ContainerDevicesAnnotation } from './pod-writes';
 
 jest.setTimeout(120_000);
@@ -68,29 +66,19 @@ describe('the DRA playground (in-process, real kubectl)', () => {
 
   it('runs a pod whose two containers name two requests, each with exactly its devices and env', async () => {
     await expectTwoRequestsPod(kubeconfig, 'kubelet-sim-node-2');
-    const client = new podresources.PodResourcesListerClient(
-      `unix://${join(root, 'podres', 'kubelet-sim-node-2', 'kubelet.sock')}`,
-      credentials.createInsecure(),
+    const podResources = await getPodResources(
+      join(root, 'podres', 'kubelet-sim-node-2', 'kubelet.sock'),
+      'two-containers',
     );
-    try {
-      const { podResources } = await callUnary(
-        client,
-        client.get,
-        { podName: 'two-containers', podNamespace: 'default' },
-        5000,
-      );
-      expect(
-        podResources?.containers.map((c) => [
-          c.name,
-          c.dynamicResources.map((d) => [d.claimName, d.claimResources.length]),
-        ]),
-      ).toEqual([
-        ['small', [['two-requests', 3]]],
-        ['big', [['two-requests', 3]]],
-      ]);
-    } finally {
-      client.close();
-    }
+    expect(
+      podResources?.containers.map((c) => [
+        c.name,
+        c.dynamicResources.map((d) => [d.claimName, d.claimResources.length]),
+      ]),
+    ).toEqual([
+      ['small', [['two-requests', 3]]],
+      ['big', [['two-requests', 3]]],
+    ]);
   });
 
   it('leaves a pod whose claim matches nothing Pending with the scheduler’s reason', async () => {
@@ -163,16 +151,7 @@ describe('the DRA playground serving only resource.k8s.io/v1beta1', () => {
     await kubectl(
       kubeconfig,
       ['apply', '-f', '-'],
-      `
-apiVersion: resource.k8s.io/v1beta1
-kind: DeviceClass
-metadata:
-  name: ${testDriver}
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "${testDriver}"
----
+      `${deviceClassManifest('v1beta1')}---
 apiVersion: resource.k8s.io/v1beta1
 kind: ResourceClaim
 metadata:

@@ -1,12 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
-import { podresources } from '@kdp/api';
 import { createApiServer, type ApiServer } from '../api-server/api-server';
 import type { KubeObject, ObjectStore } from '../api-server/object-store';
 import { createFakeDraDriver, type FakeDraDriver, type PrepareAnswer } from '../dra/fake-dra-driver.fixture';
-import { callUnary } from '../grpc-util';
+import { getPodResources } from '../dra/pod-resources-get.fixture';
 import { createKubeletSim } from '../kubelet-sim';
 import type { KubeletSim } from '../kubelet-sim-types';
 import type { ContainerDevices } from './container-devices';
@@ -238,25 +236,12 @@ describe('the playground kubelet of a node', () => {
     ]);
     expect(kubelet.containerDevices('default', 'p1')).toEqual(devicesOf(pod));
 
-    const client = new podresources.PodResourcesListerClient(
-      `unix://${join(root, 'pod-resources', 'kubelet.sock')}`,
-      credentials.createInsecure(),
-    );
-    try {
-      const { podResources } = await callUnary(
-        client,
-        client.get,
-        { podName: 'p1', podNamespace: 'default' },
-        5000,
-      );
-      const dynamic = new Map(podResources?.containers.map((c) => [c.name, c.dynamicResources]));
-      expect(
-        dynamic.get('first')?.map((d) => [d.claimName, d.claimResources.map((r) => r.deviceName)]),
-      ).toEqual([['c1', ['dev-0', 'dev-1', 'dev-2']]]);
-      expect(dynamic.get('none')).toEqual([]);
-    } finally {
-      client.close();
-    }
+    const podResources = await getPodResources(join(root, 'pod-resources', 'kubelet.sock'), 'p1');
+    const dynamic = new Map(podResources?.containers.map((c) => [c.name, c.dynamicResources]));
+    expect(
+      dynamic.get('first')?.map((d) => [d.claimName, d.claimResources.map((r) => r.deviceName)]),
+    ).toEqual([['c1', ['dev-0', 'dev-1', 'dev-2']]]);
+    expect(dynamic.get('none')).toEqual([]);
   });
 
   it('keeps the pod Pending with the kubelet’s Warning Event while prepare fails, and runs it once prepare works', async () => {

@@ -11,15 +11,9 @@ export const testDevices: readonly PlaygroundDevice[] = [
   { name: 'large-1', model: 'large' },
 ];
 
-const model = (name: string): string => `device.attributes["${testDriver}"].model == "${name}"`;
-
-/**
- * A DeviceClass selecting the driver by CEL; a claim with request `small` (one small device) and request `big`
- * (`firstAvailable`: a `huge` device, none exists, else two `large`); a pod whose two containers name one
- * request each.
- */
-export const twoRequestsManifest = `
-apiVersion: resource.k8s.io/v1
+/** A DeviceClass in `resource.k8s.io/<version>` selecting the test driver by CEL. */
+export const deviceClassManifest = (version: string): string => `
+apiVersion: resource.k8s.io/${version}
 kind: DeviceClass
 metadata:
   name: ${testDriver}
@@ -27,7 +21,16 @@ spec:
   selectors:
   - cel:
       expression: device.driver == "${testDriver}"
----
+`;
+
+const model = (name: string): string => `device.attributes["${testDriver}"].model == "${name}"`;
+
+/**
+ * A DeviceClass selecting the driver by CEL; a claim with request `small` (one small device) and request `big`
+ * (`firstAvailable`: a `huge` device, none exists, else two `large`); a pod whose two containers name one
+ * request each.
+ */
+export const twoRequestsManifest = `${deviceClassManifest('v1')}---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
