@@ -9,7 +9,7 @@ import type { ContainerDevices } from './container-devices';
 import { kubectl, kubectlWatchFor } from './kubectl.fixture';
 import { expectTwoRequestsPod, expectUnschedulablePod } from './playground-checks.fixture';
 import { startPlaygroundDriver } from './playground-driver.fixture';
-import { deviceClassManifest, testDevices, testDriver } from './playground-manifests.fixture';
+import { deviceClassManifest, onePodManifest, testDevices, testDriver } from './playground-manifests.fixture';
 import { ContainerDevicesAnnotation } from './pod-writes';
 
 jest.setTimeout(120_000);
@@ -161,22 +161,7 @@ spec:
     requests:
     - name: gpu
       deviceClassName: ${testDriver}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: beta
-spec:
-  resourceClaims:
-  - name: gpu
-    resourceClaimName: beta
-  containers:
-  - name: main
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: gpu
-`,
+---${onePodManifest('beta', 'beta')}`,
     );
     await kubectlWatchFor(kubeconfig, 'pod/beta', '{.status.phase}', 'Running');
     const pod = JSON.parse(await kubectl(kubeconfig, ['get', 'pod', 'beta', '-o', 'json'])) as {

@@ -23,6 +23,24 @@ spec:
       expression: device.driver == "${testDriver}"
 `;
 
+/** A pod named `name` whose one container `main` uses every device of ResourceClaim `claim`. */
+export const onePodManifest = (name: string, claim: string): string => `
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+spec:
+  resourceClaims:
+  - name: gpu
+    resourceClaimName: ${claim}
+  containers:
+  - name: main
+    image: registry.k8s.io/pause:3.10
+    resources:
+      claims:
+      - name: gpu
+`;
+
 const model = (name: string): string => `device.attributes["${testDriver}"].model == "${name}"`;
 
 /**
@@ -96,19 +114,4 @@ spec:
         selectors:
         - cel:
             expression: '${model('huge')}'
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: stuck
-spec:
-  resourceClaims:
-  - name: gpu
-    resourceClaimName: matches-nothing
-  containers:
-  - name: main
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: gpu
-`;
+---${onePodManifest('stuck', 'matches-nothing')}`;
