@@ -50,6 +50,15 @@ export type { EventRecord } from './api-server/record-event';
 export { ApiError } from './api-server/api-errors';
 export type { ApiStatus, StatusCause } from './api-server/api-errors';
 export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
+export { createDraPlayground } from './playground/dra-playground';
+export type { DraPlayground, DraPlaygroundNode, DraPlaygroundOptions } from './playground/dra-playground';
+export type { PlaygroundNodeLayout } from './playground/playground-nodes';
+export { ContainerDevicesAnnotation } from './playground/pod-writes';
+export type { ContainerDevices } from './playground/container-devices';
+export type { ContainerClaimRef } from './playground/pod-object';
+export type { ResolvedCdiEdits, ResolvedDeviceNode, ResolvedMount } from './playground/cdi-resolver';
+export type { NodeKubelet } from './playground/node-kubelet';
+export type { SchedulerEvent } from './scheduler/scheduler';
 export type { DraApiServerConnection, ResourceClaimObject } from './dra/dra-api-client';
 export type {
   DraConnectionEvent,

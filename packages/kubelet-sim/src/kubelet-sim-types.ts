@@ -55,6 +55,8 @@ export interface DraOptions {
   readonly healthRetryMs?: number;
   /** Pause before a failed prepare or unprepare is tried again (the next pod sync); default 1 s, real time. */
   readonly podSyncRetryMs?: number;
+  /** A pod failing again and again waits twice as long each time, up to this; default `podSyncRetryMs` (fixed). */
+  readonly podSyncMaxRetryMs?: number;
 }
 
 /** What the simulated kubelet knows about one resource. */

@@ -47,6 +47,9 @@ function draManagerFor(state: KubeletState): DraManager | undefined {
     wipeDelayMs: draOptions.wipeDelayMs ?? 30_000,
     healthRetryMs: draOptions.healthRetryMs ?? 5000,
     podSyncRetryMs: draOptions.podSyncRetryMs ?? 1000,
+    ...(draOptions.podSyncMaxRetryMs === undefined
+      ? {}
+      : { podSyncMaxRetryMs: draOptions.podSyncMaxRetryMs }),
   });
 }
 

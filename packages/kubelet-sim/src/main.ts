@@ -1,4 +1,5 @@
-// The `kubelet-sim` binary: a simulated kubelet (`serve`) and the device-plugin conformance suite (`check`).
+// The `kubelet-sim` binary: a simulated kubelet (`serve`), the DRA playground (`serve --dra`) and the conformance
+// suites (`check`).
 import { exitWhenFlushed } from '@kdp/base';
 import packageJson from '../package.json';
 import { runCli } from './cli/run-cli';

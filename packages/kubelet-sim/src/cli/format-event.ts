@@ -1,4 +1,5 @@
 import type { Device } from '@kdp/api';
+import type { SchedulerEvent } from '../scheduler/scheduler';
 import type { SimEvent } from '../sim-events';
 
 /** Turns simulator events into readable table lines, remembering each resource's last list to show changes. */
@@ -19,6 +20,18 @@ const numa = (d: Device): string => {
 };
 const who = (e: { namespace: string; pod: string; container: string }): string =>
   `${e.namespace}/${e.pod}/${e.container}`;
+
+/** A line of `serve --dra`'s table for a scheduling decision (the same columns as the kubelet's events). */
+export function formatSchedulerEvent(event: SchedulerEvent, at: number): string {
+  switch (event.type) {
+    case 'scheduled':
+      return row(at, 'scheduled', event.pod, `node=${event.node} claims=${event.claims.join(',') || '-'}`);
+    case 'unschedulable':
+      return row(at, 'unschedulable', event.pod, `${event.reason}: ${event.message}`);
+    case 'error':
+      return row(at, 'scheduler-error', '-', event.message);
+  }
+}
 
 /** Creates a formatter for `kubelet-sim serve`'s table output. */
 export function createEventFormatter(): EventFormatter {

@@ -29,6 +29,47 @@ describe('parseArgs', () => {
     expect(parseArgs(['--version'])).toEqual({ command: 'version' });
   });
 
+  it('parses serve --dra', () => {
+    expect(parseArgs(['serve', '--dra', '--plugins-registry', '/r'])).toEqual({
+      command: 'serve-dra',
+      pluginsRegistryDir: '/r',
+      json: false,
+      nodes: 1,
+      cdiDir: '/var/run/cdi',
+      devRoot: '/dev',
+    });
+    expect(
+      parseArgs([
+        'serve',
+        '--dra',
+        '--plugins-registry=/r',
+        '--kubeconfig-out=/k',
+        '--api-port=6443',
+        '--node-name=n',
+        '--nodes=3',
+        '--cdi-dir=/c',
+        '--dev-root=/d',
+        '--pod-resources-socket=/p.sock',
+        '--resource-api-version=v1beta1',
+        '--dir=/s',
+        '--json',
+      ]),
+    ).toEqual({
+      command: 'serve-dra',
+      pluginsRegistryDir: '/r',
+      json: true,
+      nodes: 3,
+      cdiDir: '/c',
+      devRoot: '/d',
+      dir: '/s',
+      nodeName: 'n',
+      apiPort: 6443,
+      kubeconfigOut: '/k',
+      podResourcesSocket: '/p.sock',
+      resourceApiVersion: 'v1beta1',
+    });
+  });
+
   it.each([
     [['frobnicate'], 'unknown command "frobnicate"; expected serve or check'],
     [['serve'], 'serve needs --dir DIR'],
@@ -45,6 +86,28 @@ describe('parseArgs', () => {
     [['serve', '--dir', 'a', '--strict'], 'unknown flag "--strict" for serve'],
     [['serve', '--dir', 'a', '--pid', '3'], 'unknown flag "--pid" for serve'],
     [['check', '--dir', 'a', 'extra'], 'unknown argument "extra" for check'],
+    [['serve', '--dra'], 'serve --dra needs --plugins-registry DIR'],
+    [['serve', '--dir', 'a', '--nodes', '2'], '--nodes needs --dra'],
+    [
+      ['serve', '--dra', '--plugins-registry', 'r', '--nodes', '0'],
+      '--nodes needs an integer of at least 1, got "0"',
+    ],
+    [
+      ['serve', '--dra', '--plugins-registry', 'r', '--api-port', '70000'],
+      '--api-port needs a port of at most 65535, got 70000',
+    ],
+    [
+      ['serve', '--dra', '--plugins-registry', 'r', '--accept-v1alpha'],
+      '--accept-v1alpha is not a flag of serve --dra',
+    ],
+    [
+      ['serve', '--dra', '--plugins-registry', 'r', '--node-name', 'Node_1'],
+      '--node-name needs a DNS subdomain name, got "Node_1"',
+    ],
+    [
+      ['serve', '--dra', '--plugins-registry', 'r', '--resource-api-version', 'v2'],
+      '--resource-api-version needs one of v1, v1beta2, v1beta1, got "v2"',
+    ],
     [['check', '--dra', '--plugins-registry-dir', 'r'], 'check --dra needs --driver NAME'],
     [['check', '--dra', '--driver', 'd'], 'check --dra needs --plugins-registry-dir DIR'],
     [['check', '--dir', 'a', '--driver', 'd'], '--driver needs --dra'],

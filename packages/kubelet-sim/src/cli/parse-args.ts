@@ -16,6 +16,28 @@ export interface ServeArgs {
   readonly acceptV1alpha: boolean;
 }
 
+/** `kubelet-sim serve --dra` flags: the DRA playground. */
+export interface DraServeArgs {
+  readonly command: 'serve-dra';
+  readonly pluginsRegistryDir: string;
+  /** Absent: a fresh temporary directory, removed at exit. */
+  readonly dir?: string;
+  readonly json: boolean;
+  readonly nodeName?: string;
+  readonly nodes: number;
+  readonly apiPort?: number;
+  readonly kubeconfigOut?: string;
+  readonly cdiDir: string;
+  readonly devRoot: string;
+  readonly podResourcesSocket?: string;
+  readonly resourceApiVersion?: ResourceApiVersion;
+}
+
+/** The resource.k8s.io versions `serve --dra --resource-api-version` accepts. */
+export const resourceApiVersions = ['v1', 'v1beta2', 'v1beta1'] as const;
+/** A resource.k8s.io version. */
+export type ResourceApiVersion = (typeof resourceApiVersions)[number];
+
 /** `kubelet-sim check` flags. */
 export interface CheckArgs {
   readonly command: 'check';
@@ -51,11 +73,19 @@ export interface DraCheckArgs {
 
 /** A parsed command line. */
 export type CliArgs =
-  ServeArgs | CheckArgs | DraCheckArgs | { readonly command: 'help' } | { readonly command: 'version' };
+  | ServeArgs
+  | DraServeArgs
+  | CheckArgs
+  | DraCheckArgs
+  | { readonly command: 'help' }
+  | { readonly command: 'version' };
 
 /** The usage text. */
 export const usage = `Usage:
   kubelet-sim serve --dir DIR [--json] [--pod-resources-socket PATH] [--plugins-registry DIR] [--accept-v1alpha]
+  kubelet-sim serve --dra --plugins-registry DIR [--kubeconfig-out FILE] [--api-port PORT] [--node-name NAME]
+                    [--nodes N] [--cdi-dir DIR] [--dev-root DIR] [--pod-resources-socket PATH]
+                    [--resource-api-version v1|v1beta2|v1beta1] [--dir DIR] [--json]
   kubelet-sim check --dir DIR [--resource NAME] [--pid PID] [--restarts N] [--timeout SECONDS] [--strict] [--json]
   kubelet-sim check --dra --driver NAME --plugins-registry-dir DIR [--api-server URL [--token-file FILE] | --api-port PORT]
                     [--kubeconfig-out FILE] [--node-name NAME] [--namespace NS] [--cdi-dir DIR] [--dir DIR]
@@ -63,6 +93,15 @@ export const usage = `Usage:
   kubelet-sim --help | --version
 
 serve   runs a simulated kubelet in DIR and prints registrations, device lists and health changes live
+        --dra  runs the DRA playground instead: an API server over HTTPS with a bearer token (kubeconfig
+               for kubectl written to --kubeconfig-out), a scheduler that allocates claims with CEL, and
+               --nodes kubelets (default 1). The first node is --node-name (kubelet-sim-node) and watches
+               --plugins-registry DIR; node i is NAME-i and watches DIR/NAME-i. Pods bound to a node get
+               their claims prepared and each container its request's CDI devices from --cdi-dir
+               (/var/run/cdi), device nodes checked under --dev-root (/dev). --pod-resources-socket serves
+               the first node's pods (node i: at DIRNAME/NAME-i/BASENAME). --dir: the kubelets' state
+               (default a temporary directory). --resource-api-version: serve only that resource.k8s.io
+               version (default all)
 check   runs the device-plugin conformance suite against the plugin that registers in DIR. Each check
         is PASS; FAIL (the plugin breaks a rule the kubelet enforces); WARN (it misses a recommended
         practice: re-registering after a dropped stream, health that recovers, IDs of at most 63
@@ -87,6 +126,14 @@ const FLAGS = {
     'plugins-registry': { type: 'string', multiple: true },
     'accept-v1alpha': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
+    dra: { type: 'boolean' },
+    'kubeconfig-out': { type: 'string', multiple: true },
+    'api-port': { type: 'string', multiple: true },
+    'node-name': { type: 'string', multiple: true },
+    nodes: { type: 'string', multiple: true },
+    'cdi-dir': { type: 'string', multiple: true },
+    'dev-root': { type: 'string', multiple: true },
+    'resource-api-version': { type: 'string', multiple: true },
   },
   check: {
     dir: { type: 'string', multiple: true },
@@ -184,6 +231,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     }
     if (flags.has('--dra')) return draCheckArgs(values, flags, path, dir, json);
   }
+  if (command === 'serve') {
+    const draOnly = serveDraOnly.find((f) => values.has(f));
+    if (!flags.has('--dra') && draOnly !== undefined) throw new UsageError(`${draOnly} needs --dra`);
+    if (flags.has('--dra')) return draServeArgs(values, flags, path, dir, json);
+  }
   if (dir === undefined) throw new UsageError(`${command} needs --dir DIR`);
   if (command === 'serve') {
     const podResourcesSocket = path('--pod-resources-socket');
@@ -210,6 +262,64 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     strict: flags.has('--strict'),
     ...(resource === undefined ? {} : { resource }),
     ...(pid === undefined ? {} : { pid: integer('--pid', pid, 1) }),
+  };
+}
+
+/** `--api-port`: 1…65535. */
+function port(value: string): number {
+  const n = integer('--api-port', value, 1);
+  if (n > 65_535) throw new UsageError(`--api-port needs a port of at most 65535, got ${n}`);
+  return n;
+}
+
+/** The flags of `serve` that only `serve --dra` takes. */
+const serveDraOnly = [
+  '--kubeconfig-out',
+  '--api-port',
+  '--node-name',
+  '--nodes',
+  '--cdi-dir',
+  '--dev-root',
+  '--resource-api-version',
+];
+
+function draServeArgs(
+  values: ReadonlyMap<string, string>,
+  flags: ReadonlySet<string>,
+  path: (flag: string) => string | undefined,
+  dir: string | undefined,
+  json: boolean,
+): DraServeArgs {
+  if (flags.has('--accept-v1alpha')) throw new UsageError('--accept-v1alpha is not a flag of serve --dra');
+  const pluginsRegistryDir = path('--plugins-registry');
+  if (pluginsRegistryDir === undefined) throw new UsageError('serve --dra needs --plugins-registry DIR');
+  const version = values.get('--resource-api-version');
+  if (version !== undefined && !(resourceApiVersions as readonly string[]).includes(version)) {
+    throw new UsageError(
+      `--resource-api-version needs one of ${resourceApiVersions.join(', ')}, got ${JSON.stringify(version)}`,
+    );
+  }
+  const nodeName = values.get('--node-name');
+  if (nodeName !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(nodeName)) {
+    throw new UsageError(`--node-name needs a DNS subdomain name, got ${JSON.stringify(nodeName)}`);
+  }
+  const nodes = values.get('--nodes');
+  const apiPort = values.get('--api-port');
+  const optional = (key: keyof DraServeArgs, value: string | number | undefined): Partial<DraServeArgs> =>
+    value === undefined ? {} : { [key]: value };
+  return {
+    command: 'serve-dra',
+    pluginsRegistryDir,
+    json,
+    nodes: nodes === undefined ? 1 : integer('--nodes', nodes, 1),
+    cdiDir: path('--cdi-dir') ?? '/var/run/cdi',
+    devRoot: path('--dev-root') ?? '/dev',
+    ...optional('dir', dir),
+    ...optional('nodeName', nodeName),
+    ...optional('apiPort', apiPort === undefined ? undefined : port(apiPort)),
+    ...optional('kubeconfigOut', path('--kubeconfig-out')),
+    ...optional('podResourcesSocket', path('--pod-resources-socket')),
+    ...optional('resourceApiVersion', version),
   };
 }
 

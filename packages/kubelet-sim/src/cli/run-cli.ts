@@ -7,6 +7,8 @@ import type { ConformanceCheck, ConformanceReport } from '../conformance/conform
 import { createKubeletSim } from '../kubelet-sim';
 import type { SimEvent } from '../sim-events';
 import { createEventFormatter } from './format-event';
+import { serveDra } from './serve-dra';
+import { untilAborted } from './until-aborted';
 import {
   type CheckArgs,
   type DraCheckArgs,
@@ -46,6 +48,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         return 0;
       case 'serve':
         return await serve(args, io);
+      case 'serve-dra':
+        return await serveDra(args, io);
       case 'check':
         return await check(args, io);
       case 'check-dra':
@@ -82,11 +86,7 @@ async function serve(args: ServeArgs, io: CliIo): Promise<number> {
   };
   sim.events.on('event', print);
   try {
-    await new Promise<void>((resolve) => {
-      if (io.signal === undefined) return;
-      if (io.signal.aborted) resolve();
-      io.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    await untilAborted(io.signal);
   } finally {
     sim.events.off('event', print);
     await sim.close();

@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 /** A ResourceClaim as the kubelet reads it (the fields it uses). */
 export interface ResourceClaimObject {
   readonly metadata: { readonly name: string; readonly namespace?: string; readonly uid: string };
@@ -17,9 +19,13 @@ export interface ResourceClaimObject {
 
 /** How the simulated kubelet reaches the API server. */
 export interface DraApiServerConnection {
-  /** Base URL, e.g. `http://127.0.0.1:6443` (kubelet-sim's own API server speaks plain HTTP). */
+  /** Base URL, e.g. `http://127.0.0.1:6443` or `https://127.0.0.1:6443`. */
   readonly url: string;
   readonly token?: string;
+  /** PEM of the CA that signed an `https` server's certificate (as a kubeconfig's `certificate-authority-data`, decoded). */
+  readonly caData?: string;
+  /** The resource.k8s.io version to read claims and delete slices through; default `v1` (the fields read are the same in v1beta1 and v1beta2). */
+  readonly resourceApiVersion?: 'v1' | 'v1beta2' | 'v1beta1';
 }
 
 /** An API error with its HTTP code and the `Status` message. */
@@ -41,25 +47,53 @@ export interface DraApiClient {
   deleteSlices(node: string, driver?: string): Promise<number>;
 }
 
-/** Creates the client over `fetch`. */
+/** One request over `node:http` or `node:https` (trusting `caData` when given); resolves with status and body text. */
+function sendRequest(
+  connection: DraApiServerConnection,
+  method: string,
+  url: string,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      {
+        method,
+        headers: {
+          Accept: 'application/json',
+          ...(connection.token === undefined ? {} : { Authorization: `Bearer ${connection.token}` }),
+        },
+        ...(connection.caData === undefined ? {} : { ca: connection.caData }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Creates the client over `node:http` / `node:https`. */
 export function createDraApiClient(connection: DraApiServerConnection): DraApiClient {
   const base = connection.url.replace(/\/+$/, '');
+  const group = `/apis/resource.k8s.io/${connection.resourceApiVersion ?? 'v1'}`;
   const request = async (method: string, path: string): Promise<unknown> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        Accept: 'application/json',
-        ...(connection.token === undefined ? {} : { Authorization: `Bearer ${connection.token}` }),
-      },
-    });
-    const text = await response.text();
+    const response = await sendRequest(connection, method, `${base}${path}`);
+    const { text } = response;
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
       body = undefined;
     }
-    if (!response.ok) {
+    if (response.status < 200 || response.status > 299) {
       const message = (body as { message?: unknown } | undefined)?.message;
       throw new DraApiError(
         response.status,
@@ -72,7 +106,7 @@ export function createDraApiClient(connection: DraApiServerConnection): DraApiCl
     getClaim: async (namespace, name) =>
       (await request(
         'GET',
-        `/apis/resource.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`,
+        `${group}/namespaces/${encodeURIComponent(namespace)}/resourceclaims/${encodeURIComponent(name)}`,
       )) as ResourceClaimObject,
     getNode: (name) => request('GET', `/api/v1/nodes/${encodeURIComponent(name)}`),
     deleteSlices: async (node, driver) => {
@@ -82,7 +116,7 @@ export function createDraApiClient(connection: DraApiServerConnection): DraApiCl
       ].join(',');
       const body = (await request(
         'DELETE',
-        `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(selector)}`,
+        `${group}/resourceslices?fieldSelector=${encodeURIComponent(selector)}`,
       )) as { items?: unknown[] } | undefined;
       return body?.items?.length ?? 0;
     },

@@ -20,6 +20,8 @@ export interface PodRecord {
   readonly containers: Array<{ name: string; claims: string[] }>;
   readonly claims: DraClaimRef[];
   retry?: NodeJS.Timeout;
+  /** Syncs failed in a row (the retry backs off). */
+  failures?: number;
   deleting?: boolean;
 }
 

@@ -71,6 +71,8 @@ export interface DraManagerOptions {
   readonly healthRetryMs: number;
   /** Pause before a pod whose prepare (or unprepare) failed is synced again (real time). */
   readonly podSyncRetryMs: number;
+  /** The pause doubles per failure in a row up to this; default `podSyncRetryMs` (a fixed pause). */
+  readonly podSyncMaxRetryMs?: number;
 }
 
 /** The simulated kubelet's DRA manager. */

@@ -1,11 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials } from '@grpc/grpc-js';
-import { podresources } from '@kdp/api';
 import { createApiServer, type ApiServer } from '../api-server/api-server';
 import type { KubeObject } from '../api-server/object-store';
-import { callUnary } from '../grpc-util';
 import { createKubeletSim } from '../kubelet-sim';
 import type { KubeletSim } from '../kubelet-sim-types';
 import { createFakeClock, type FakeClock } from '../testing/fake-clock';
@@ -15,6 +12,7 @@ import {
   type FakeDraDriverOptions,
   prepareAll,
 } from './fake-dra-driver.fixture';
+import { getPodResources } from './pod-resources-get.fixture';
 
 const node = 'node-a';
 const driverName = 'gpu.example.com';
@@ -279,40 +277,27 @@ describe('the DRA manager of kubelet-sim', () => {
       },
       ['c1'],
     );
-    const client = new podresources.PodResourcesListerClient(
-      `unix://${join(root, 'pod-resources', 'kubelet.sock')}`,
-      credentials.createInsecure(),
-    );
-    try {
-      const { podResources } = await callUnary(
-        client,
-        client.get,
-        { podName: 'p1', podNamespace: 'default' },
-        5000,
-      );
-      expect(podResources?.containers.map((c) => [c.name, c.dynamicResources])).toEqual([
+    const podResources = await getPodResources(join(root, 'pod-resources', 'kubelet.sock'), 'p1');
+    expect(podResources?.containers.map((c) => [c.name, c.dynamicResources])).toEqual([
+      [
+        'gpu',
         [
-          'gpu',
-          [
-            {
-              claimName: 'c1',
-              claimNamespace: 'default',
-              claimResources: [
-                {
-                  cdiDevices: [{ name: 'example.com/gpu=c1' }],
-                  driverName,
-                  poolName: node,
-                  deviceName: 'dev-c1',
-                },
-              ],
-            },
-          ],
+          {
+            claimName: 'c1',
+            claimNamespace: 'default',
+            claimResources: [
+              {
+                cdiDevices: [{ name: 'example.com/gpu=c1' }],
+                driverName,
+                poolName: node,
+                deviceName: 'dev-c1',
+              },
+            ],
+          },
         ],
-        ['sidecar', []],
-      ]);
-    } finally {
-      client.close();
-    }
+      ],
+      ['sidecar', []],
+    ]);
   });
 
   it('on restart deletes the node’s slices, reloads its checkpoint and prepares each pod again', async () => {
