@@ -1,11 +1,4 @@
-import { join } from 'node:path';
-import {
-  createDraPlayground,
-  createKubeletSim,
-  writeKubeconfig,
-  type DraPlayground,
-  type KubeletSim,
-} from '@kdp/kubelet-sim';
+import { createKubeletSim, type DraPlayground, type KubeletSim } from '@kdp/kubelet-sim';
 import { DEMO_USAGE, parseDemoArgs } from './demo-args';
 import { demoIntro } from './demo-intro';
 import { createDemoLayout, demoBase } from './demo-layout';
@@ -31,6 +24,7 @@ import type { DraSide } from './steps/dra-side';
 import { followDraRestart } from './steps/follow-dra-restart';
 import { serveThroughDra } from './steps/serve-through-dra';
 import { waitForRegistration } from './steps/wait-for-registration';
+import { startDemoPlayground } from './start-demo-playground';
 import { stopDemo } from './stop-demo';
 
 /** Where the demo writes and what it runs. */
@@ -123,19 +117,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     view.log(
       ...demoIntro(node.root, paths, args.allInOne, { driver: DRA_DRIVER, kubeconfig: dra.kubeconfig }),
     );
-    playground = await createDraPlayground({
-      pluginsRegistryDir: dra.pluginsRegistryDir,
-      stateDir: join(base, 'playground'),
-      nodeName: DRA_NODE,
-      cdiDir: paths.cdiDir,
-      devRoot: node.devRoot,
-    });
-    await writeKubeconfig(dra.kubeconfig, {
-      server: playground.url,
-      token: playground.token,
-      caData: playground.caData,
-      context: 'kdp-demo',
-    });
+    playground = await startDemoPlayground({ base, dra, cdiDir: paths.cdiDir, devRoot: node.devRoot });
     sim = await createKubeletSim({ dir: paths.devicePluginDir });
     sim.events.on('event', () => view.refresh());
     const env: PluginEnvironment = {
