@@ -40,6 +40,11 @@ describe('a new pod', () => {
       'Guaranteed',
     ],
     [
+      'requests equal to limits in other units',
+      pod({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1000m', memory: '1024Mi' } }),
+      'Guaranteed',
+    ],
+    [
       'a request below its limit',
       pod({ requests: { cpu: '500m' }, limits: { cpu: '1', memory: '1Gi' } }),
       'Burstable',

@@ -1,3 +1,4 @@
+import { compareQuantity, parseQuantity, type Quantity } from '../scheduler/cel/quantity';
 import type { KubeObject } from './resource-types';
 
 /*
@@ -15,8 +16,27 @@ interface ContainerResources {
 /** The resources that count for QoS: CPU and memory (others, hugepages included, do not). */
 const qosResources = ['cpu', 'memory'] as const;
 
-const isZero = (quantity: unknown): boolean =>
-  quantity === undefined || quantity === null || /^[+]?0*(\.0*)?([a-zA-Z]+)?$/.test(String(quantity).trim());
+/** A quantity's value; undefined when absent or not a quantity (as zero: it does not count). */
+const valueOf = (quantity: unknown): Quantity | undefined => {
+  if (typeof quantity !== 'string' && typeof quantity !== 'number') return undefined;
+  try {
+    return parseQuantity(String(quantity));
+  } catch {
+    return undefined;
+  }
+};
+
+const zero = parseQuantity('0');
+const isZero = (quantity: unknown): boolean => {
+  const value = valueOf(quantity);
+  return value === undefined || compareQuantity(value, zero) === 0;
+};
+
+/** Whether two quantities are equal as values (`1` and `1000m`). */
+const sameQuantity = (a: unknown, b: unknown): boolean => {
+  const [x, y] = [valueOf(a), valueOf(b)];
+  return x !== undefined && y !== undefined && compareQuantity(x, y) === 0;
+};
 
 const resourcesOf = (container: unknown): ContainerResources => {
   const resources = (container as { resources?: unknown } | null)?.resources;
@@ -38,7 +58,7 @@ export function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'Best
       const limit = limits[name];
       if (!isZero(request) || !isZero(limit)) any = true;
       if (isZero(limit)) guaranteed = false;
-      else if (request !== undefined && String(request) !== String(limit)) guaranteed = false;
+      else if (request !== undefined && !sameQuantity(request, limit)) guaranteed = false;
     }
   }
   if (!any) return 'BestEffort';
