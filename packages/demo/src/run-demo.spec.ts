@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLUGIN_NAMES } from './plugin-names';
 import { EXPECTED_RESOURCES } from './sample-node/sample-configs';
@@ -137,6 +138,60 @@ describe.each([
     expect(removed).toBeDefined();
     expect(existsSync(removed as string)).toBe(false);
   });
+});
+
+describe('kdp-demo while it runs: real kubectl against its DRA playground', () => {
+  it('creates the printed manifests, waits for the pod to be Ready, sees its devices, deletes them', async () => {
+    const kubectlPath = process.env['KDP_KUBECTL'] ?? '';
+    expect(kubectlPath).not.toBe('');
+    const home = mkdtempSync(join(tmpdir(), 'kdp-demo-kubectl-'));
+    const child = spawn(process.execPath, [join(outDir, 'demo', 'dist', 'main.js')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const following = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('Ctrl-C stops.')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`kdp-demo exited ${code}: ${stdout}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await following;
+      const kubeconfig = /^ {4}kubectl --kubeconfig (\S+) create -f (\S+)$/m.exec(stdout);
+      expect(kubeconfig).not.toBeNull();
+      const [, config = '', manifests = ''] = kubeconfig ?? [];
+      const kubectl = (...args: string[]): Promise<string> =>
+        new Promise((resolve, reject) =>
+          execFile(
+            kubectlPath,
+            ['--kubeconfig', config, ...args],
+            { env: { ...process.env, HOME: home } },
+            (err, out, errOut) =>
+              err === null ? resolve(out) : reject(new Error(`${err.message}${errOut}`)),
+          ),
+        );
+      expect(await kubectl('create', '-f', manifests)).toContain('pod/dra-serial created');
+      expect(await kubectl('wait', '--for=condition=Ready', 'pod/dra-serial', '--timeout=60s')).toBe(
+        'pod/dra-serial condition met\n',
+      );
+      const pod = JSON.parse(await kubectl('get', 'pod', 'dra-serial', '-o', 'json')) as {
+        status: { phase: string };
+        metadata: { annotations: Record<string, string> };
+      };
+      expect(pod.status.phase).toBe('Running');
+      expect(pod.metadata.annotations['kubelet-sim.kdp.dev/container-devices']).toMatch(
+        /usb\.kdp\.dev\/claim=[0-9a-f-]{36}-a7042z1q-[0-9a-f]{8}/,
+      );
+      expect(await kubectl('delete', '-f', manifests)).toContain('pod "dra-serial" deleted');
+    } finally {
+      child.kill('SIGTERM');
+      const code = await exited;
+      rmSync(home, { recursive: true, force: true });
+      expect(code).toBe(0);
+    }
+  }, 120_000);
 });
 
 describe('kdp-demo arguments', () => {

@@ -106,7 +106,7 @@ const plural = (kind: string): string => `${kind.toLowerCase()}${kind.endsWith('
  * prints them, then creates through the API server a DeviceClass, a ResourceClaim with a CEL selector and a pod
  * whose container names the claim's request (the manifests are written beside the kubeconfig, with the
  * `kubectl` commands that do the same); shows the scheduler's allocation, the pod Running with its container's
- * CDI devices as the kubelet resolved them, then deletes the pod and shows the claim unprepared.
+ * CDI devices as the kubelet resolved them, then deletes the pod (the claim is unprepared), the claim and the class.
  */
 export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<void> {
   const { view } = ctx;
@@ -181,15 +181,6 @@ export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<v
     `  container main gets these CDI devices:`,
     ...devices.flatMap((c) => describeDevices(c)).map((line) => `      ${line}`),
   );
-  view.log(
-    '  The same with kubectl, while the demo runs:',
-    `    ${kubectl} get resourceslices`,
-    `    ${kubectl} get resourceclaim ${claimName} -o yaml`,
-    `    ${kubectl} wait --for=condition=Ready pod/${podName}`,
-    `    ${kubectl} get pod ${podName} -o yaml   (annotation kubelet-sim.kdp.dev/container-devices)`,
-    `    ${kubectl} delete pod ${podName}`,
-  );
-
   const uid = claim.metadata.uid ?? '';
   const unprepared = sim.waitFor(
     'dra-unprepared',
@@ -203,5 +194,17 @@ export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<v
   view.log(
     `  pod ${podName} deleted: claim ${claimName} unprepared in ${ms(now() - deleted)}, ` +
       (left.length === 0 ? 'its CDI spec removed' : `its CDI spec still there: ${left.join(', ')}`),
+  );
+  // The claim and the class go too, so the same manifests can be created again with kubectl.
+  store.delete('resourceclaims', claimName, { namespace });
+  store.delete('deviceclasses', dra.driver);
+  view.log(
+    `  ResourceClaim ${claimName} and DeviceClass ${dra.driver} deleted. The same with kubectl, while the demo runs:`,
+    `    ${kubectl} get resourceslices`,
+    `    ${kubectl} create -f ${manifestFile}`,
+    `    ${kubectl} wait --for=condition=Ready pod/${podName}`,
+    `    ${kubectl} get resourceclaim ${claimName} -o yaml`,
+    `    ${kubectl} get pod ${podName} -o yaml   (annotation kubelet-sim.kdp.dev/container-devices)`,
+    `    ${kubectl} delete -f ${manifestFile}`,
   );
 }
