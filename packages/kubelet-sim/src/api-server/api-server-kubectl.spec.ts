@@ -77,6 +77,12 @@ const manifests: Record<string, unknown> = {
     },
   },
   'node.json': { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
+  'no-image.json': {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'x' },
+    spec: { containers: [{ name: 'c' }] },
+  },
   'event.json': {
     apiVersion: 'v1',
     kind: 'Event',
@@ -126,6 +132,9 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
     }
     return result.stdout;
   };
+  /** `kubectl patch pod <name> --subresource=status` with a merge patch of its status. */
+  const patchStatus = (name: string, status: object): Promise<string> =>
+    ok('patch', 'pod', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
   const start = async (options: Parameters<typeof createApiServer>[0] = {}): Promise<void> => {
     server = await createApiServer({ tls: true, token: 'secret-token', nodes: ['node-a'], ...options });
     await writeKubeconfig(join(dir, 'kubeconfig'), {
@@ -229,15 +238,7 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
       });
     try {
       await waitFor(/trainer\s+0\/1\s+Pending/);
-      await ok(
-        'patch',
-        'pod',
-        'trainer',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify({ status: { phase: 'Running' } }),
-      );
+      await patchStatus('trainer', { phase: 'Running' });
       await waitFor(/trainer\s+0\/1\s+Running/);
     } finally {
       watch.kill();
@@ -263,15 +264,7 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
       status: { phase: 'Pending', qosClass: 'BestEffort' },
     });
     const ready = kubectl('wait', '--for=condition=Ready', 'pod/trainer', '--timeout=60s');
-    await ok(
-      'patch',
-      'pod',
-      'trainer',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      JSON.stringify({ status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } }),
-    );
+    await patchStatus('trainer', { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
     expect(await ready).toMatchObject({ code: 0, stdout: 'pod/trainer condition met\n' });
     const gone = kubectl('wait', '--for=delete', 'pod/trainer', '--timeout=60s');
     await ok('delete', 'pod', 'trainer', '--wait=false');
@@ -295,15 +288,6 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
     expect(server.store.list('deviceclasses').items).toEqual([]);
     expect(server.store.list('resourceclaims').items).toEqual([]);
     // An invalid object is still refused.
-    await writeFile(
-      join(dir, 'no-image.json'),
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata: { name: 'x' },
-        spec: { containers: [{ name: 'c' }] },
-      }),
-    );
     expect((await kubectl('create', '--dry-run=server', '-f', join(dir, 'no-image.json'))).stderr).toContain(
       'The Pod "x" is invalid: spec.containers[0].image: Required value',
     );

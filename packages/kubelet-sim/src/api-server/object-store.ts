@@ -190,23 +190,8 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
       const old = current(type, name, namespace);
       checkUpdatePreconditions(type, object, old);
       const next = updatedObject(type, object, old, options.subresource, context);
-      if (options.dryRun === true) {
-        // As if written: what would be stored, at the version it replaces.
-        const would = withType(type, {
-          ...next,
-          metadata: {
-            ...next.metadata,
-            name,
-            ...(namespace === undefined ? {} : { namespace }),
-            uid: old.metadata.uid,
-            creationTimestamp: old.metadata.creationTimestamp,
-            resourceVersion: old.metadata.resourceVersion,
-          },
-        });
-        if (would.metadata.namespace === undefined) delete would.metadata.namespace;
-        return would;
-      }
-      const rv = log.next();
+      // A dry run answers what would be stored, at the version it replaces.
+      const rv = options.dryRun === true ? undefined : log.next();
       const stored = withType(type, {
         ...next,
         metadata: {
@@ -215,10 +200,11 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
           ...(namespace === undefined ? {} : { namespace }),
           uid: old.metadata.uid,
           creationTimestamp: old.metadata.creationTimestamp,
-          resourceVersion: String(rv),
+          resourceVersion: rv === undefined ? old.metadata.resourceVersion : String(rv),
         },
       });
       if (stored.metadata.namespace === undefined) delete stored.metadata.namespace;
+      if (rv === undefined) return stored;
       bucket(resource).set(keyOf(type, name, namespace), stored);
       log.record({ rv, resource, type: 'MODIFIED', object: stored, old });
       return withType(type, stored);
