@@ -3,12 +3,12 @@ import type { DemoPaths } from './demo-layout';
 import { PLUGIN_NAMES } from './plugin-names';
 import { ALL_IN_ONE, DRA_PLUGIN } from './plugin-processes';
 
-/** The lines that open the demo: the node, the kubelet, the plugins, the DRA driver and the log file. */
+/** The lines that open the demo: the node, the kubelet, the plugins, the DRA driver, its kubeconfig and the log file. */
 export function demoIntro(
   nodeRoot: string,
   paths: DemoPaths,
   allInOne: boolean,
-  draDriver: string,
+  dra: { readonly driver: string; readonly kubeconfig: string },
 ): string[] {
   return [
     `  node     ${nodeRoot}  (sys, proc, dev; plugin configs in config/)`,
@@ -18,8 +18,10 @@ export function demoIntro(
     allInOne
       ? `  plugins  one process: node packages/device-plugins/dist/main.js serve --plugins ${PLUGIN_NAMES.join(',')} …`
       : '  plugins  five processes: node packages/plugin-<name>/dist/main.js serve …',
-    `  DRA      ${draDriver}: ${allInOne ? `a second ${ALL_IN_ONE} --plugins ${DRA_PLUGIN}` : `the ${DRA_PLUGIN} plugin's binary run again`} with --mode dra, for the same USB`,
-    "           devices (one node serving a family both ways is for this demo only); kubelet-sim's DRA side and API server",
+    `  DRA      ${dra.driver}: ${allInOne ? `a second ${ALL_IN_ONE} --plugins ${DRA_PLUGIN}` : `the ${DRA_PLUGIN} plugin's binary run again`} with --mode dra, for the same USB`,
+    "           devices (one node serving a family both ways is for this demo only), on kubelet-sim's DRA playground:",
+    '           an API server over HTTPS, a scheduler evaluating CEL, a kubelet running pods',
+    `  kubectl  kubectl --kubeconfig ${dra.kubeconfig} …  (while the demo runs)`,
     `  logs     ${paths.logFile}`,
     '',
   ];

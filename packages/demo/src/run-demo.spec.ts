@@ -1,5 +1,6 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PLUGIN_NAMES } from './plugin-names';
 import { EXPECTED_RESOURCES } from './sample-node/sample-configs';
@@ -97,28 +98,32 @@ describe.each([
     expect(run.stdout).toContain('→ the gpu plugin logged "device healthy again"');
   });
 
-  it('serves the USB devices through DRA too: slices, a claim prepared with its CDI devices, again after the restart', () => {
+  it('serves the USB devices through the DRA playground: slices, a claim the scheduler allocates by CEL, a Running pod', () => {
     expect(run.stdout).toMatch(
       /usb\.kdp\.dev registered through the plugin watcher \(v1\.DRAPlugin \+ v1\.DRAResourceHealth\) and published 3 pools, 5 devices/,
     );
     expect(run.stdout).toMatch(
       /kdp-demo-node\/example\.com\/serial +a50285bi-[0-9a-f]{8} +A50285BI +0403:6001 +A50285BI/,
     );
-    // The device-plugin pod holds A50285BI; the claim gets the other serial adapter, with the Allocate's edits.
+    // The device-plugin pod holds A50285BI; the claim's CEL selector leaves it out, so the scheduler picks the other.
+    expect(run.stdout).toContain('serial != "A50285BI"');
     expect(run.stdout).toMatch(
-      /allocated kdp-demo-node\/example\.com\/serial\/a7042z1q-[0-9a-f]{8} for pod dra-serial/,
+      /the scheduler allocated kdp-demo-node\/example\.com\/serial\/a7042z1q-[0-9a-f]{8} .*reserved the claim for pod dra-serial/,
     );
+    expect(run.stdout).toMatch(/pod dra-serial: Running \d+ ms after its creation/);
     // Under DRA a device's environment has names of its own (they compose with other devices' in one container).
     expect(run.stdout).toMatch(/env +KDP_USB_SERIAL_BUS_A7042Z1Q_[0-9A-F]{8}=\/dev\/bus\/usb\/001\/003\n/);
-    expect(run.stdout).toMatch(/devices +\/dev\/bus\/usb\/001\/003 \(rw\), \/dev\/ttyUSB1 \(rw\)\n/);
+    expect(run.stdout).toMatch(/devices +\/dev\/bus\/usb\/001\/003, \/dev\/ttyUSB1\n/);
     expect(run.stdout).toMatch(/cdi +usb\.kdp\.dev\/claim=[0-9a-f-]{36}-a7042z1q-[0-9a-f]{8}\n/);
+    expect(run.stdout).toMatch(
+      /kubectl --kubeconfig \S+\/kubeconfig wait --for=condition=Ready pod\/dra-serial/,
+    );
+    expect(run.stdout).toMatch(
+      /pod dra-serial deleted: claim dra-serial-port unprepared in \d+ ms, its CDI spec removed/,
+    );
     expect(run.stdout).toMatch(
       /usb\.kdp\.dev: registered again after \d+ ms; the kubelet deleted the node's 3 ResourceSlices, the driver published its 5 devices again after \d+ ms/,
     );
-    expect(run.stdout).toMatch(
-      /pod dra-serial: claim dra-serial-port prepared again after \d+ ms, the same device and CDI IDs/,
-    );
-    expect(run.stdout).toMatch(/pod dra-serial ended: claim unprepared in \d+ ms, its CDI spec removed/);
     expect(run.stdout).toContain('Stopped the DRA driver (usb-dra) with SIGTERM (exit code 0).');
   });
 
@@ -133,6 +138,60 @@ describe.each([
     expect(removed).toBeDefined();
     expect(existsSync(removed as string)).toBe(false);
   });
+});
+
+describe('kdp-demo while it runs: real kubectl against its DRA playground', () => {
+  it('creates the printed manifests, waits for the pod to be Ready, sees its devices, deletes them', async () => {
+    const kubectlPath = process.env['KDP_KUBECTL'] ?? '';
+    expect(kubectlPath).not.toBe('');
+    const home = mkdtempSync(join(tmpdir(), 'kdp-demo-kubectl-'));
+    const child = spawn(process.execPath, [join(outDir, 'demo', 'dist', 'main.js')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    const following = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+        if (stdout.includes('Ctrl-C stops.')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`kdp-demo exited ${code}: ${stdout}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await following;
+      const kubeconfig = /^ {4}kubectl --kubeconfig (\S+) create -f (\S+)$/m.exec(stdout);
+      expect(kubeconfig).not.toBeNull();
+      const [, config = '', manifests = ''] = kubeconfig ?? [];
+      const kubectl = (...args: string[]): Promise<string> =>
+        new Promise((resolve, reject) =>
+          execFile(
+            kubectlPath,
+            ['--kubeconfig', config, ...args],
+            { env: { ...process.env, HOME: home } },
+            (err, out, errOut) =>
+              err === null ? resolve(out) : reject(new Error(`${err.message}${errOut}`)),
+          ),
+        );
+      expect(await kubectl('create', '-f', manifests)).toContain('pod/dra-serial created');
+      expect(await kubectl('wait', '--for=condition=Ready', 'pod/dra-serial', '--timeout=60s')).toBe(
+        'pod/dra-serial condition met\n',
+      );
+      const pod = JSON.parse(await kubectl('get', 'pod', 'dra-serial', '-o', 'json')) as {
+        status: { phase: string };
+        metadata: { annotations: Record<string, string> };
+      };
+      expect(pod.status.phase).toBe('Running');
+      expect(pod.metadata.annotations['kubelet-sim.kdp.dev/container-devices']).toMatch(
+        /usb\.kdp\.dev\/claim=[0-9a-f-]{36}-a7042z1q-[0-9a-f]{8}/,
+      );
+      expect(await kubectl('delete', '-f', manifests)).toContain('pod "dra-serial" deleted');
+    } finally {
+      child.kill('SIGTERM');
+      const code = await exited;
+      rmSync(home, { recursive: true, force: true });
+      expect(code).toBe(0);
+    }
+  }, 120_000);
 });
 
 describe('kdp-demo arguments', () => {

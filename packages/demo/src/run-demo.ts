@@ -1,4 +1,4 @@
-import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
+import { createKubeletSim, type DraPlayground, type KubeletSim } from '@kdp/kubelet-sim';
 import { DEMO_USAGE, parseDemoArgs } from './demo-args';
 import { demoIntro } from './demo-intro';
 import { createDemoLayout, demoBase } from './demo-layout';
@@ -24,8 +24,8 @@ import type { DraSide } from './steps/dra-side';
 import { followDraRestart } from './steps/follow-dra-restart';
 import { serveThroughDra } from './steps/serve-through-dra';
 import { waitForRegistration } from './steps/wait-for-registration';
+import { startDemoPlayground } from './start-demo-playground';
 import { stopDemo } from './stop-demo';
-import { writeKubeconfig } from './write-kubeconfig';
 
 /** Where the demo writes and what it runs. */
 export interface DemoIo {
@@ -45,7 +45,7 @@ export interface DemoIo {
 
 class Interrupted extends Error {}
 
-/** The node's name in the API server (ResourceSlices, claim allocations). */
+/** The DRA playground node's name in its API server (ResourceSlices, claim allocations). */
 const DRA_NODE = 'kdp-demo-node';
 /** The DRA driver of {@link DRA_PLUGIN}. */
 const DRA_DRIVER = `${DRA_PLUGIN}.kdp.dev`;
@@ -53,9 +53,9 @@ const DRA_DRIVER = `${DRA_PLUGIN}.kdp.dev`;
 /**
  * The demo: a sample node in a temp dir, kubelet-sim in-process, the five plugin binaries as processes (or
  * `kdp-device-plugins` running all five in one, with `--all-in-one`), and the USB plugin once more through DRA
- * (`--mode dra`, against kubelet-sim's DRA side and API server); then registration, the live table, a sample
- * pod per resource, a failing and recovering GPU, the USB devices' ResourceSlices and a prepared ResourceClaim,
- * and a kubelet restart.
+ * (`--mode dra`, against kubelet-sim's DRA playground: API server, scheduler, kubelet); then registration, the
+ * live table, a sample pod per resource, a failing and recovering GPU, the USB devices' ResourceSlices and a
+ * pod whose ResourceClaim the scheduler allocated by CEL and the kubelet prepared, and a kubelet restart.
  * Resolves with the exit code: 0 done (or stopped with Ctrl-C), 1 a step failed, 2 a usage error.
  */
 export async function runDemo(argv: readonly string[], io: DemoIo): Promise<number> {
@@ -78,7 +78,7 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
   let base: string | undefined;
   let sim: KubeletSim | undefined;
   let plugins: PluginProcess[] = [];
-  let api: ApiServer | undefined;
+  let playground: DraPlayground | undefined;
   let draProcess: PluginProcess | undefined;
   let stopping = false;
   let expected: DemoContext['node']['expected'] = [];
@@ -114,13 +114,11 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     expected = node.expected;
     base = demoBase(node);
     const { paths, dra } = createDemoLayout(base, DRA_NODE);
-    view.log(...demoIntro(node.root, paths, args.allInOne, DRA_DRIVER));
-    api = await createApiServer({ nodes: [DRA_NODE] });
-    writeKubeconfig(dra.kubeconfig, api.url);
-    sim = await createKubeletSim({
-      dir: paths.devicePluginDir,
-      dra: { pluginsRegistryDir: dra.pluginsRegistryDir, apiServer: { url: api.url }, nodeName: DRA_NODE },
-    });
+    view.log(
+      ...demoIntro(node.root, paths, args.allInOne, { driver: DRA_DRIVER, kubeconfig: dra.kubeconfig }),
+    );
+    playground = await startDemoPlayground({ base, dra, cdiDir: paths.cdiDir, devRoot: node.devRoot });
+    sim = await createKubeletSim({ dir: paths.devicePluginDir });
     sim.events.on('event', () => view.refresh());
     const env: PluginEnvironment = {
       node,
@@ -147,8 +145,13 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     await guard(waitForRegistration(ctx));
     // The DRA driver starts once the device plugins are up, and is up by its step.
     draProcess = startDraPlugin(env, dra, args.allInOne);
+    const draNode = playground.nodes[0];
+    if (draNode === undefined) throw new Error('the DRA playground started no node');
     const draSide: DraSide = {
-      api,
+      store: playground.store,
+      sim: draNode.sim,
+      kubelet: draNode.kubelet,
+      kubeconfig: dra.kubeconfig,
       nodeName: DRA_NODE,
       driver: DRA_DRIVER,
       cdiDir: paths.cdiDir,
@@ -161,15 +164,15 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     await guard(failAndRecover(ctx));
     view.log(
       '',
-      `4/5 The ${DRA_PLUGIN} devices through Dynamic Resource Allocation: ResourceSlices, a ResourceClaim, its CDI devices`,
+      `4/5 The ${DRA_PLUGIN} devices through Dynamic Resource Allocation: ResourceSlices, a claim the scheduler allocates, a pod with its CDI devices`,
     );
-    const held = await guard(serveThroughDra(ctx, draSide));
+    await guard(serveThroughDra(ctx, draSide));
     view.log(
       '',
       '5/5 Restarting the kubelet: every plugin must notice and register again; the DRA driver publishes again',
     );
-    const draBack = followDraRestart(ctx, draSide, held);
-    await guard(restartKubelet(ctx));
+    const draBack = followDraRestart(ctx, draSide);
+    await guard(Promise.all([restartKubelet(ctx), draSide.sim.restart()]));
     await guard(draBack.report());
     view.snapshot('after the kubelet restart');
     if (args.once) {
@@ -192,6 +195,6 @@ export async function runDemo(argv: readonly string[], io: DemoIo): Promise<numb
     stopping = true;
     view.close();
     unregister();
-    await stopDemo({ plugins, draProcess, sim, api, node, base, failed }, io);
+    await stopDemo({ plugins, draProcess, sim, playground, node, base, failed }, io);
   }
 }

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ApiServer, KubeletSim } from '@kdp/kubelet-sim';
+import type { DraPlayground, KubeletSim } from '@kdp/kubelet-sim';
 import { ALL_IN_ONE, type PluginProcess } from './plugin-processes';
 import type { SampleNode } from './sample-node/create-sample-node';
 
@@ -9,7 +9,7 @@ export interface DemoRun {
   readonly plugins: readonly PluginProcess[];
   readonly draProcess: PluginProcess | undefined;
   readonly sim: KubeletSim | undefined;
-  readonly api: ApiServer | undefined;
+  readonly playground: DraPlayground | undefined;
   readonly node: SampleNode | undefined;
   /** The demo's directory (see `DemoLayout`), once laid out. */
   readonly base: string | undefined;
@@ -24,7 +24,7 @@ export interface DemoOutput {
 }
 
 /**
- * Stops every process with SIGTERM and reports their exit codes, closes kubelet-sim and the API server, then
+ * Stops every process with SIGTERM and reports their exit codes, closes kubelet-sim and the DRA playground, then
  * removes the demo's directories (or, after a failure, says where they were kept).
  */
 export async function stopDemo(run: DemoRun, io: DemoOutput): Promise<void> {
@@ -40,7 +40,7 @@ export async function stopDemo(run: DemoRun, io: DemoOutput): Promise<void> {
   if (draProcess !== undefined)
     io.write(`Stopped the DRA driver (${draProcess.name}) with SIGTERM (exit code ${codeOf(draProcess)}).\n`);
   await run.sim?.close();
-  await run.api?.close();
+  await run.playground?.close();
   const dirs = [...new Set([node?.root, base])].filter((dir) => dir !== undefined);
   if (run.failed) {
     const logFile = base === undefined ? '' : ` (plugin logs: ${join(base, 'plugins.log')})`;

@@ -49,7 +49,13 @@ export { recordEvent } from './api-server/record-event';
 export type { EventRecord } from './api-server/record-event';
 export { ApiError } from './api-server/api-errors';
 export type { ApiStatus, StatusCause } from './api-server/api-errors';
-export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
+export type {
+  KubeObject,
+  ListOptions,
+  ObjectStore,
+  WatchEvent,
+  WriteOptions,
+} from './api-server/object-store';
 export { createDraPlayground } from './playground/dra-playground';
 export type { DraPlayground, DraPlaygroundNode, DraPlaygroundOptions } from './playground/dra-playground';
 export type { PlaygroundNodeLayout } from './playground/playground-nodes';

@@ -1,25 +1,22 @@
-import type { ApiServer, PreparedClaim } from '@kdp/kubelet-sim';
+import type { KubeletSim, NodeKubelet, ObjectStore } from '@kdp/kubelet-sim';
 import { DRA_PLUGIN, type PluginProcess } from '../plugin-processes';
 import { logTail, type DemoContext } from './demo-context';
 
-/** The DRA side of the demo node: the API server, the driver's process and where it writes. */
+/** The DRA side of the demo node: the playground's API server and node, the driver's process and where it writes. */
 export interface DraSide {
-  readonly api: ApiServer;
+  /** The playground API server's storage. */
+  readonly store: ObjectStore;
+  /** The playground node's kubelet (plugin watcher, DRA manager). */
+  readonly sim: KubeletSim;
+  /** The playground node's pod side. */
+  readonly kubelet: NodeKubelet;
+  /** The kubeconfig for real kubectl (the playground's URL, token and CA). */
+  readonly kubeconfig: string;
   readonly nodeName: string;
   /** `usb.kdp.dev`. */
   readonly driver: string;
   readonly cdiDir: string;
   readonly process: PluginProcess;
-}
-
-/** The pod whose ResourceClaim the DRA step prepared, and what it got. */
-export interface DraPod {
-  readonly pod: { readonly name: string; readonly uid: string };
-  readonly claim: string;
-  /** The claim's UID (its CDI spec files carry it). */
-  readonly uid: string;
-  /** Its devices and CDI IDs, compared after the kubelet restart. */
-  readonly prepared: string;
 }
 
 interface SliceSpec {
@@ -32,7 +29,7 @@ interface SliceSpec {
 
 /** The pools of the driver's slices when each is complete (its newest generation has all its slices). */
 function completePools(dra: DraSide): Map<string, NonNullable<SliceSpec['devices']>> | undefined {
-  const specs = dra.api.store
+  const specs = dra.store
     .list('resourceslices', { fieldSelector: `spec.nodeName=${dra.nodeName},spec.driver=${dra.driver}` })
     .items.map((slice) => (slice as unknown as { spec: SliceSpec }).spec);
   const pools = new Map<string, SliceSpec[]>();
@@ -50,9 +47,10 @@ function completePools(dra: DraSide): Map<string, NonNullable<SliceSpec['devices
   return devices;
 }
 
-/** Resolves once `check` gives a value, looked at after every change of the API server's ResourceSlices. */
-function untilSlices<T>(
+/** Resolves once `check` gives a value, looked at after every change of the API server's `resource`. */
+export function untilStored<T>(
   dra: DraSide,
+  resource: string,
   check: () => T | undefined,
   timeoutMs: number,
   describe: () => string,
@@ -70,7 +68,7 @@ function untilSlices<T>(
       stop();
       resolve(value);
     };
-    stop = dra.api.store.watch('resourceslices', {}, look);
+    stop = dra.store.watch(resource, {}, () => look());
     look();
   });
 }
@@ -91,8 +89,9 @@ export function untilPublished(
   what: string,
 ): Promise<Map<string, NonNullable<SliceSpec['devices']>>> {
   const expected = expectedPools(ctx, dra);
-  return untilSlices(
+  return untilStored(
     dra,
+    'resourceslices',
     () => {
       const pools = completePools(dra);
       const ok = [...expected].every(([pool, count]) => pools?.get(pool)?.length === count);
@@ -104,9 +103,3 @@ export function untilPublished(
       `the last lines of its log:\n${logTail(dra.process)}`,
   );
 }
-
-/** A prepare result as a comparable string: each device's pool, name and CDI IDs. */
-export const describePrepared = (claims: readonly PreparedClaim[]): string =>
-  JSON.stringify(
-    claims.flatMap((c) => c.devices.map((d) => [d.poolName, d.deviceName, [...d.cdiDeviceIds].sort()])),
-  );

@@ -1,70 +1,116 @@
-import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ContainerAllocateResponse } from '@kdp/api';
-import type { KubeObject } from '@kdp/kubelet-sim';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { ContainerDevices, KubeObject } from '@kdp/kubelet-sim';
 import { formatTable } from '../format-table';
 import { now } from '../plugin-processes';
 import { waitUntil } from '../wait-until';
-import { describeAllocation } from './admit-sample-pods';
 import { logTail, ms, type DemoContext } from './demo-context';
-import { describePrepared, untilPublished, type DraPod, type DraSide } from './dra-side';
+import { untilPublished, untilStored, type DraSide } from './dra-side';
 
-/** What a container receives from the claim's CDI devices: their edits, read from the spec files in `cdiDir`. */
-function cdiResponse(cdiDir: string, ids: readonly string[]): ContainerAllocateResponse {
-  type Edits = {
-    env?: string[];
-    deviceNodes?: { path: string; hostPath?: string; permissions?: string }[];
-    mounts?: { hostPath: string; containerPath: string; options?: string[] }[];
-  };
-  const edits = new Map<string, Edits[]>();
-  for (const file of readdirSync(cdiDir).filter((name) => name.endsWith('.json'))) {
-    const spec = JSON.parse(readFileSync(join(cdiDir, file), 'utf8')) as {
-      kind: string;
-      containerEdits?: Edits;
-      devices?: { name: string; containerEdits: Edits }[];
-    };
-    for (const device of spec.devices ?? [])
-      edits.set(`${spec.kind}=${device.name}`, [spec.containerEdits ?? {}, device.containerEdits]);
-  }
-  const all = ids.flatMap((id) => {
-    const found = edits.get(id);
-    if (found === undefined) throw new Error(`CDI device ${id} is not defined in ${cdiDir}`);
-    return found;
-  });
-  return {
-    envs: Object.fromEntries(
-      all
-        .flatMap((e) => e.env ?? [])
-        .map((entry) => [entry.split('=')[0] ?? '', entry.slice(entry.indexOf('=') + 1)]),
-    ),
-    devices: all
-      .flatMap((e) => e.deviceNodes ?? [])
-      .map((d) => ({
-        containerPath: d.path,
-        hostPath: d.hostPath ?? d.path,
-        permissions: d.permissions ?? 'rwm',
-      })),
-    mounts: all
-      .flatMap((e) => e.mounts ?? [])
-      .map((m) => ({
-        containerPath: m.containerPath,
-        hostPath: m.hostPath,
-        readOnly: m.options?.includes('ro') === true,
-      })),
-    annotations: {},
-    cdiDevices: ids.map((name) => ({ name })),
-  };
+const namespace = 'default';
+const podName = 'dra-serial';
+const claimName = 'dra-serial-port';
+
+/** What a container got from its claims' CDI devices, as the playground's kubelet resolved them. */
+function describeDevices(devices: ContainerDevices): string[] {
+  const kinds: [string, string[]][] = [
+    ['env', [...devices.env]],
+    [
+      'devices',
+      [
+        devices.deviceNodes
+          .map((d) => `${d.hostPath}${d.path === d.hostPath ? '' : ` → ${d.path}`}`)
+          .join(', '),
+      ].filter((line) => line !== ''),
+    ],
+    [
+      'mounts',
+      devices.mounts.map(
+        (m) => `${m.hostPath} → ${m.containerPath}${m.options?.includes('ro') === true ? ' (ro)' : ''}`,
+      ),
+    ],
+    ['cdi', [...devices.cdiDevices]],
+  ];
+  return kinds.flatMap(([kind, values]) => values.map((v, i) => `${(i === 0 ? kind : '').padEnd(11)}  ${v}`));
+}
+
+/** The CEL selector of an FTDI serial adapter (0403:6001) whose serial is none of `held`. */
+export function serialSelector(driver: string, held: readonly string[]): string {
+  const attr = (name: string): string => `device.attributes["${driver}"].${name}`;
+  return [
+    `${attr('vendor')} == "0403"`,
+    `${attr('product')} == "6001"`,
+    ...held.map((serial) => `${attr('serial')} != "${serial}"`),
+  ].join(' && ');
 }
 
 /**
- * The USB family through DRA, beside its device plugin: waits for `usb.kdp.dev` to register through the plugin
- * watcher and publish a pool of ResourceSlices per resource, prints them, allocates one device not held by a
- * device-plugin pod to a new ResourceClaim (as the scheduler would), has the kubelet prepare it for a pod, and
- * prints the CDI devices the container gets with their edits.
+ * The manifests the demo creates: a DeviceClass selecting the driver by CEL, a ResourceClaim whose request
+ * `serial` has the CEL `selector`, and a pod whose container names that request.
  */
-export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<DraPod> {
-  const { sim, view } = ctx;
+export function draManifests(driver: string, selector: string): KubeObject[] {
+  return [
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: driver },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${driver}"` } }] },
+    },
+    {
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'ResourceClaim',
+      metadata: { name: claimName, namespace },
+      spec: {
+        devices: {
+          requests: [
+            {
+              name: 'serial',
+              exactly: { deviceClassName: driver, selectors: [{ cel: { expression: selector } }] },
+            },
+          ],
+        },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: podName, namespace },
+      spec: {
+        resourceClaims: [{ name: 'serial', resourceClaimName: claimName }],
+        containers: [
+          {
+            name: 'main',
+            image: 'registry.k8s.io/pause:3.10',
+            resources: { claims: [{ name: 'serial', request: 'serial' }] },
+          },
+        ],
+      },
+    },
+  ];
+}
+
+interface ClaimStatus {
+  readonly allocation?: {
+    readonly devices?: {
+      readonly results?: ReadonlyArray<{ readonly pool: string; readonly device: string }>;
+    };
+  };
+  readonly reservedFor?: ReadonlyArray<{ readonly name: string }>;
+}
+
+const plural = (kind: string): string => `${kind.toLowerCase()}${kind.endsWith('s') ? 'es' : 's'}`;
+
+/**
+ * The USB family through DRA, beside its device plugin, on kubelet-sim's DRA playground: waits for `usb.kdp.dev`
+ * to register through the playground node's plugin watcher and publish a pool of ResourceSlices per resource,
+ * prints them, then creates through the API server a DeviceClass, a ResourceClaim with a CEL selector and a pod
+ * whose container names the claim's request (the manifests are written beside the kubeconfig, with the
+ * `kubectl` commands that do the same); shows the scheduler's allocation, the pod Running with its container's
+ * CDI devices as the kubelet resolved them, then deletes the pod (the claim is unprepared), the claim and the class.
+ */
+export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<void> {
+  const { view } = ctx;
+  const { sim, store } = dra;
   const registered = await waitUntil(
     sim,
     () => sim.draState().drivers.find((d) => d.driver === dra.driver && d.endpoints.length > 0),
@@ -89,56 +135,76 @@ export async function serveThroughDra(ctx: DemoContext, dra: DraSide): Promise<D
     ...formatTable([['POOL', 'DEVICE', 'ID', 'VENDOR:PRODUCT', 'SERIAL'], ...rows]).map((l) => `    ${l}`),
   );
 
-  // The scheduler's part, by hand: a device of the serial pool that no device-plugin pod holds.
+  // The serial adapters the device-plugin pods hold: the claim's CEL selector leaves them out.
   const resource = 'example.com/serial';
-  const pool = `${dra.nodeName}/${resource}`;
-  const device = pools
-    .get(pool)
-    ?.find((d) => !ctx.holders.has(`${resource} ${d.attributes?.['id']?.string ?? ''}`));
-  if (device === undefined) throw new Error(`${dra.driver}: no free device in pool ${pool}`);
-  const pod = { name: 'dra-serial', uid: randomUUID() };
-  const claim = 'dra-serial-port';
-  allocateClaim(dra, { claim, pod, pool, device: device.name });
+  const held = (pools.get(`${dra.nodeName}/${resource}`) ?? [])
+    .filter((d) => ctx.holders.has(`${resource} ${d.attributes?.['id']?.string ?? ''}`))
+    .map((d) => d.attributes?.['serial']?.string ?? '');
+  const selector = serialSelector(dra.driver, held);
+  const manifests = draManifests(dra.driver, selector);
+  const manifestFile = join(dirname(dra.kubeconfig), 'dra-serial.yaml');
+  writeFileSync(manifestFile, manifests.map((m) => JSON.stringify(m, null, 2)).join('\n---\n') + '\n');
+  const kubectl = `kubectl --kubeconfig ${dra.kubeconfig}`;
   view.log(
-    `  ResourceClaim ${claim}: request "serial" of DeviceClass ${dra.driver}, allocated ${pool}/${device.name} for pod ${pod.name}`,
+    `  Created through the API server (as \`${kubectl} create -f ${manifestFile}\` does):`,
+    `    DeviceClass ${dra.driver}, ResourceClaim ${claimName} (request "serial": CEL ${selector}), pod ${podName} (container main names request serial)`,
   );
   const start = now();
-  const prepared = await sim.prepareClaims(pod, [claim]);
-  const ids = prepared.flatMap((c) => c.devices.flatMap((d) => d.cdiDeviceIds));
-  view.log(
-    `  pod ${pod.name}: prepared by the kubelet (NodePrepareResources) in ${ms(now() - start)}; its container gets these CDI devices:`,
-    ...describeAllocation(cdiResponse(dra.cdiDir, ids)).map((line) => `      ${line}`),
-  );
-  return { pod, claim, uid: prepared[0]?.uid ?? '?', prepared: describePrepared(prepared) };
-}
+  for (const manifest of manifests)
+    store.create(plural(manifest.kind ?? ''), manifest, manifest.metadata.namespace);
 
-function allocateClaim(
-  dra: DraSide,
-  { claim, pod, pool, device }: { claim: string; pod: DraPod['pod']; pool: string; device: string },
-): void {
-  const created = dra.api.store.create(
-    'resourceclaims',
-    {
-      apiVersion: 'resource.k8s.io/v1',
-      kind: 'ResourceClaim',
-      metadata: { name: claim },
-      spec: { devices: { requests: [{ name: 'serial', exactly: { deviceClassName: dra.driver } }] } },
-    },
-    'default',
-  );
-  const status: KubeObject = {
-    ...created,
-    status: {
-      allocation: {
-        devices: { results: [{ request: 'serial', driver: dra.driver, pool, device }] },
-        nodeSelector: {
-          nodeSelectorTerms: [
-            { matchFields: [{ key: 'metadata.name', operator: 'In', values: [dra.nodeName] }] },
-          ],
-        },
-      },
-      reservedFor: [{ resource: 'pods', name: pod.name, uid: pod.uid }],
-    },
+  const phase = (): string | undefined => {
+    try {
+      return (store.get('pods', podName, namespace)['status'] as { phase?: string } | undefined)?.phase;
+    } catch {
+      return undefined;
+    }
   };
-  dra.api.store.update('resourceclaims', status, { namespace: 'default', subresource: 'status' });
+  await untilStored(
+    dra,
+    'pods',
+    () => (phase() === 'Running' ? true : undefined),
+    ctx.timeoutMs,
+    () =>
+      `pod ${podName} is not Running within ${ctx.timeoutMs / 1000} s (phase ${phase() ?? 'none'}); the last lines of the driver's log:\n${logTail(dra.process)}`,
+  );
+  const claim = store.get('resourceclaims', claimName, namespace);
+  const status = claim['status'] as ClaimStatus | undefined;
+  const results = status?.allocation?.devices?.results ?? [];
+  view.log(
+    `  the scheduler allocated ${results.map((r) => `${r.pool}/${r.device}`).join(', ')} (CEL evaluated against the slices) ` +
+      `and reserved the claim for pod ${(status?.reservedFor ?? []).map((r) => r.name).join(', ')}`,
+  );
+  const devices = dra.kubelet.containerDevices(namespace, podName) ?? [];
+  view.log(
+    `  pod ${podName}: Running ${ms(now() - start)} after its creation, its claim prepared by the kubelet (NodePrepareResources);`,
+    `  container main gets these CDI devices:`,
+    ...devices.flatMap((c) => describeDevices(c)).map((line) => `      ${line}`),
+  );
+  const uid = claim.metadata.uid ?? '';
+  const unprepared = sim.waitFor(
+    'dra-unprepared',
+    (e) => e.pod === podName && e.claims.some((c) => c.uid === uid),
+    ctx.timeoutMs,
+  );
+  const deleted = now();
+  store.delete('pods', podName, { namespace });
+  await unprepared;
+  const left = readdirSync(dra.cdiDir).filter((file) => file.includes(uid));
+  view.log(
+    `  pod ${podName} deleted: claim ${claimName} unprepared in ${ms(now() - deleted)}, ` +
+      (left.length === 0 ? 'its CDI spec removed' : `its CDI spec still there: ${left.join(', ')}`),
+  );
+  // The claim and the class go too, so the same manifests can be created again with kubectl.
+  store.delete('resourceclaims', claimName, { namespace });
+  store.delete('deviceclasses', dra.driver);
+  view.log(
+    `  ResourceClaim ${claimName} and DeviceClass ${dra.driver} deleted. The same with kubectl, while the demo runs:`,
+    `    ${kubectl} get resourceslices`,
+    `    ${kubectl} create -f ${manifestFile}`,
+    `    ${kubectl} wait --for=condition=Ready pod/${podName}`,
+    `    ${kubectl} get resourceclaim ${claimName} -o yaml`,
+    `    ${kubectl} get pod ${podName} -o yaml   (annotation kubelet-sim.kdp.dev/container-devices)`,
+    `    ${kubectl} delete -f ${manifestFile}`,
+  );
 }

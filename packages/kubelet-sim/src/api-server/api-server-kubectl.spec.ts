@@ -77,6 +77,12 @@ const manifests: Record<string, unknown> = {
     },
   },
   'node.json': { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-b' } },
+  'no-image.json': {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'x' },
+    spec: { containers: [{ name: 'c' }] },
+  },
   'event.json': {
     apiVersion: 'v1',
     kind: 'Event',
@@ -126,6 +132,9 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
     }
     return result.stdout;
   };
+  /** `kubectl patch pod <name> --subresource=status` with a merge patch of its status. */
+  const patchStatus = (name: string, status: object): Promise<string> =>
+    ok('patch', 'pod', name, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
   const start = async (options: Parameters<typeof createApiServer>[0] = {}): Promise<void> => {
     server = await createApiServer({ tls: true, token: 'secret-token', nodes: ['node-a'], ...options });
     await writeKubeconfig(join(dir, 'kubeconfig'), {
@@ -229,15 +238,7 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
       });
     try {
       await waitFor(/trainer\s+0\/1\s+Pending/);
-      await ok(
-        'patch',
-        'pod',
-        'trainer',
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify({ status: { phase: 'Running' } }),
-      );
+      await patchStatus('trainer', { phase: 'Running' });
       await waitFor(/trainer\s+0\/1\s+Running/);
     } finally {
       watch.kill();
@@ -254,6 +255,50 @@ describe('kubectl v1.35 against the HTTPS API server', () => {
       JSON.stringify([{ op: 'add', path: '/metadata/labels', value: { a: 'b' } }]),
     );
     expect(await ok('get', 'pods', '-l', 'a=b', '-o', 'name')).toBe('pod/trainer\n');
+  });
+
+  it('waits for a pod condition and for a deletion (a watch list: initial events, then their end BOOKMARK)', async () => {
+    await start();
+    await ok('create', '-f', join(dir, 'pod.json'));
+    expect(JSON.parse(await ok('get', 'pod', 'trainer', '-o', 'json'))).toMatchObject({
+      status: { phase: 'Pending', qosClass: 'BestEffort' },
+    });
+    const ready = kubectl('wait', '--for=condition=Ready', 'pod/trainer', '--timeout=60s');
+    await patchStatus('trainer', { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] });
+    expect(await ready).toMatchObject({ code: 0, stdout: 'pod/trainer condition met\n' });
+    const gone = kubectl('wait', '--for=delete', 'pod/trainer', '--timeout=60s');
+    await ok('delete', 'pod', 'trainer', '--wait=false');
+    const deleted = await gone;
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toBe('');
+  });
+
+  it('honours --dry-run=server: validated and answered as if written, nothing stored', async () => {
+    await start();
+    expect(await ok('create', '--dry-run=server', '-f', join(dir, 'pod.json'))).toBe(
+      'pod/trainer created (server dry run)\n',
+    );
+    expect(await ok('apply', '--dry-run=server', '-f', join(dir, 'class.json'))).toBe(
+      'deviceclass.resource.k8s.io/gpu created (server dry run)\n',
+    );
+    expect(await ok('apply', '--server-side', '--dry-run=server', '-f', join(dir, 'claim.json'))).toBe(
+      'resourceclaim.resource.k8s.io/gpus serverside-applied (server dry run)\n',
+    );
+    expect(server.store.list('pods').items).toEqual([]);
+    expect(server.store.list('deviceclasses').items).toEqual([]);
+    expect(server.store.list('resourceclaims').items).toEqual([]);
+    // An invalid object is still refused.
+    expect((await kubectl('create', '--dry-run=server', '-f', join(dir, 'no-image.json'))).stderr).toContain(
+      'The Pod "x" is invalid: spec.containers[0].image: Required value',
+    );
+    // On an existing object: apply (a patch) and delete change nothing.
+    await ok('create', '-f', join(dir, 'class.json'));
+    const before = server.store.get('deviceclasses', 'gpu');
+    await ok('label', 'deviceclass', 'gpu', 'x=y', '--dry-run=server');
+    expect(await ok('delete', 'deviceclass', 'gpu', '--dry-run=server')).toBe(
+      'deviceclass.resource.k8s.io "gpu" deleted (server dry run)\n',
+    );
+    expect(server.store.get('deviceclasses', 'gpu')).toEqual(before);
   });
 
   it('reports unknown fields, invalid objects and CEL errors as kube-apiserver does', async () => {

@@ -16,6 +16,37 @@ const slice = (
   spec: { driver, nodeName: node, pool: { name: node, generation: 1, resourceSliceCount: 1 }, devices },
 });
 
+interface WatchLine {
+  type: string;
+  object: { metadata: { name: string; resourceVersion: string; annotations?: Record<string, string> } };
+}
+
+/** Opens a watch: `next()` reads its next event. */
+async function openWatch(
+  url: string,
+): Promise<{ next: () => Promise<WatchLine>; controller: AbortController }> {
+  const controller = new AbortController();
+  const response = await fetch(url, { signal: controller.signal });
+  if (response.body === null) throw new Error('watch: no body');
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  const next = async (): Promise<WatchLine> => {
+    for (;;) {
+      const newline = buffered.indexOf('\n');
+      if (newline >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        return JSON.parse(line) as WatchLine;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error('watch ended');
+      buffered += decoder.decode(value, { stream: true });
+    }
+  };
+  return { next, controller };
+}
+
 describe('kubelet-sim API server', () => {
   let server: ApiServer;
   const call = createApiCall(() => server.url);
@@ -224,33 +255,9 @@ describe('kubelet-sim API server', () => {
   it('streams watch events as JSON lines from a resourceVersion, filtered by field selector', async () => {
     const start = server.store.resourceVersion();
     server.store.create('resourceslices', slice('a1', 'node-a') as never);
-    const controller = new AbortController();
-    const response = await fetch(
+    const { next, controller } = await openWatch(
       `${server.url}${slicesPath}?watch=true&resourceVersion=${start}&fieldSelector=spec.nodeName%3Dnode-a`,
-      {
-        signal: controller.signal,
-      },
     );
-    if (response.body === null) throw new Error('watch: no body');
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffered = '';
-    const next = async (): Promise<{
-      type: string;
-      object: { metadata: { name: string; resourceVersion: string } };
-    }> => {
-      for (;;) {
-        const newline = buffered.indexOf('\n');
-        if (newline >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          return JSON.parse(line) as never;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error('watch ended');
-        buffered += decoder.decode(value, { stream: true });
-      }
-    };
     expect(await next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a1' } } });
     server.store.create('resourceslices', slice('b1', 'node-b') as never); // filtered out
     const current = server.store.get('resourceslices', 'a1');
@@ -264,6 +271,79 @@ describe('kubelet-sim API server', () => {
     expect(deleted).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'a1' } } });
     expect(deleted.object.metadata.resourceVersion).toBe(String(server.store.resourceVersion()));
     controller.abort();
+  });
+
+  it('sends the initial events, then the initial-events-end BOOKMARK, then changes (sendInitialEvents)', async () => {
+    server.store.create('resourceslices', slice('a1', 'node-a') as never);
+    const rv = server.store.resourceVersion();
+    const { next, controller } = await openWatch(
+      `${server.url}${slicesPath}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=`,
+    );
+    expect(await next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'a1' } } });
+    expect(await next()).toEqual({
+      type: 'BOOKMARK',
+      object: {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceSlice',
+        metadata: { resourceVersion: String(rv), annotations: { 'k8s.io/initial-events-end': 'true' } },
+      },
+    });
+    server.store.create('resourceslices', slice('b1', 'node-b') as never);
+    expect(await next()).toMatchObject({ type: 'ADDED', object: { metadata: { name: 'b1' } } });
+    controller.abort();
+
+    // sendInitialEvents=false: only what changes from now on.
+    const later = await openWatch(
+      `${server.url}${slicesPath}?watch=true&sendInitialEvents=false&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan`,
+    );
+    server.store.delete('resourceslices', 'b1');
+    expect(await later.next()).toMatchObject({ type: 'DELETED', object: { metadata: { name: 'b1' } } });
+    later.controller.abort();
+
+    const refused = await call('GET', `${slicesPath}?watch=true&sendInitialEvents=true`);
+    expect(refused.status).toBe(422);
+    expect(refused.body['message']).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: [allowWatchBookmarks: Forbidden: sendInitialEvents requires setting allowWatchBookmarks to true, resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan]',
+    );
+  });
+
+  it('writes nothing on dryRun=All but answers as if written; any other dryRun is a 422', async () => {
+    const rv = server.store.resourceVersion();
+    const created = await call('POST', `${slicesPath}?dryRun=All`, slice('d1', 'node-a'));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ metadata: { name: 'd1' } });
+    expect((created.body['metadata'] as Record<string, unknown>)['uid']).toEqual(expect.any(String));
+    expect((created.body['metadata'] as Record<string, unknown>)['resourceVersion']).toBeUndefined();
+    expect((await call('GET', `${slicesPath}/d1`)).status).toBe(404);
+    expect((await call('POST', `${slicesPath}?dryRun=All`, { metadata: { name: 'bad' } })).status).toBe(422);
+
+    server.store.create('resourceslices', slice('d1', 'node-a') as never);
+    const stored = server.store.get('resourceslices', 'd1');
+    const patched = await call(
+      'PATCH',
+      `${slicesPath}/d1?dryRun=All`,
+      { metadata: { labels: { x: 'y' } } },
+      { 'Content-Type': 'application/merge-patch+json' },
+    );
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      metadata: { labels: { x: 'y' }, resourceVersion: stored.metadata.resourceVersion },
+    });
+    const put = await call('PUT', `${slicesPath}/d1?dryRun=All`, {
+      ...stored,
+      metadata: { ...stored.metadata, labels: { a: 'b' } },
+    });
+    expect(put.status).toBe(200);
+    expect((await call('DELETE', `${slicesPath}/d1`, { dryRun: ['All'] })).status).toBe(200);
+    expect((await call('DELETE', `${slicesPath}?dryRun=All`)).status).toBe(200);
+    expect(server.store.get('resourceslices', 'd1')).toEqual(stored);
+    expect(server.store.resourceVersion()).toBe(rv + 1);
+
+    const bad = await call('POST', `${slicesPath}?dryRun=Some`, slice('d2', 'node-a'));
+    expect(bad.status).toBe(422);
+    expect(bad.body['message']).toBe(
+      'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: "Some": supported values: "All"',
+    );
   });
 
   it('keeps a claim status behind its subresource and the spec immutable', async () => {

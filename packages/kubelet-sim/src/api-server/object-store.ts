@@ -19,26 +19,30 @@ export interface ObjectStore {
   resourceVersion(): number;
   get(resource: string, name: string, namespace?: string): KubeObject;
   list(resource: string, options?: ListOptions): { items: KubeObject[]; resourceVersion: string };
-  create(resource: string, object: KubeObject, namespace?: string): KubeObject;
+  /** Creates an object; with `dryRun`, validates it and answers as if created (no resourceVersion), storing nothing. */
+  create(resource: string, object: KubeObject, namespace?: string, options?: WriteOptions): KubeObject;
   /** Replaces an object; a non-empty stale `metadata.resourceVersion` is a 409 Conflict. */
   update(
     resource: string,
     object: KubeObject,
-    options?: { namespace?: string; subresource?: 'status' },
+    options?: { namespace?: string; subresource?: 'status' } & WriteOptions,
   ): KubeObject;
   /** JSON merge patch (RFC 7386). */
   patch(
     resource: string,
     name: string,
     patch: unknown,
-    options?: { namespace?: string; subresource?: 'status' },
+    options?: { namespace?: string; subresource?: 'status' } & WriteOptions,
   ): KubeObject;
   delete(
     resource: string,
     name: string,
-    options?: { namespace?: string; preconditions?: { uid?: string; resourceVersion?: string } },
+    options?: {
+      namespace?: string;
+      preconditions?: { uid?: string; resourceVersion?: string };
+    } & WriteOptions,
   ): KubeObject;
-  deleteCollection(resource: string, options?: ListOptions): KubeObject[];
+  deleteCollection(resource: string, options?: ListOptions & WriteOptions): KubeObject[];
   /**
    * Streams changes after `resourceVersion` (absent or "0": every current object as ADDED first); a version
    * older than the kept history is a 410 Expired. Returns the function that stops the watch.
@@ -48,6 +52,12 @@ export interface ObjectStore {
     options: ListOptions & { resourceVersion?: string },
     onEvent: (e: WatchEvent) => void,
   ): () => void;
+}
+
+/** Options of every write. */
+export interface WriteOptions {
+  /** `dryRun=All`: validate and answer as if written, change nothing (no resourceVersion is used up). */
+  readonly dryRun?: boolean;
 }
 
 const historyLimit = 10_000;
@@ -107,6 +117,8 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
   const context: ValidationContext =
     options.validateCel === undefined ? {} : { validateCel: options.validateCel };
   const objects = new Map<string, Map<string, KubeObject>>();
+  const timestamp = (): string =>
+    new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   const log = createChangeLog({ limit: historyLimit });
 
   const bucket = (resource: string): Map<string, KubeObject> => {
@@ -139,14 +151,22 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
         .map((o) => withType(type, o));
       return { items, resourceVersion: String(log.current()) };
     },
-    create: (resource, object, namespace) => {
+    create: (resource, object, namespace, options = {}) => {
       const type = typeOf(resource);
       const meta = createMetadata(type, object, namespace);
       const candidate: KubeObject = { ...structuredClone(object), metadata: meta };
       if (type.statusSubresource) delete candidate['status'];
       failOn(type, meta.name ?? '', type.validate(candidate, undefined, context));
+      if (type.createStatus !== undefined) candidate['status'] = type.createStatus(candidate);
       const key = keyOf(type, meta.name ?? '', meta.namespace);
       if (bucket(resource).has(key)) throw alreadyExists(resource, type.group, meta.name ?? '');
+      if (options.dryRun === true) {
+        // As the real API server: uid and creationTimestamp filled in, no resourceVersion (nothing was stored).
+        return withType(type, {
+          ...candidate,
+          metadata: { ...meta, uid: randomUUID(), creationTimestamp: timestamp() },
+        });
+      }
       const rv = log.next();
       const stored: KubeObject = withType(type, {
         ...candidate,
@@ -154,9 +174,7 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
           ...meta,
           uid: randomUUID(),
           resourceVersion: String(rv),
-          creationTimestamp: new Date(Math.floor(clock.now() / 1000) * 1000)
-            .toISOString()
-            .replace('.000Z', 'Z'),
+          creationTimestamp: timestamp(),
         },
       });
       bucket(resource).set(key, stored);
@@ -172,7 +190,8 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
       const old = current(type, name, namespace);
       checkUpdatePreconditions(type, object, old);
       const next = updatedObject(type, object, old, options.subresource, context);
-      const rv = log.next();
+      // A dry run answers what would be stored, at the version it replaces.
+      const rv = options.dryRun === true ? undefined : log.next();
       const stored = withType(type, {
         ...next,
         metadata: {
@@ -181,10 +200,11 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
           ...(namespace === undefined ? {} : { namespace }),
           uid: old.metadata.uid,
           creationTimestamp: old.metadata.creationTimestamp,
-          resourceVersion: String(rv),
+          resourceVersion: rv === undefined ? old.metadata.resourceVersion : String(rv),
         },
       });
       if (stored.metadata.namespace === undefined) delete stored.metadata.namespace;
+      if (rv === undefined) return stored;
       bucket(resource).set(keyOf(type, name, namespace), stored);
       log.record({ rv, resource, type: 'MODIFIED', object: stored, old });
       return withType(type, stored);
@@ -202,6 +222,7 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
       const type = typeOf(resource);
       const old = current(type, name, options.namespace);
       checkDeletePreconditions(type, name, options.preconditions, old);
+      if (options.dryRun === true) return withType(type, old);
       bucket(resource).delete(keyOf(type, name, options.namespace));
       const rv = log.next();
       const gone = withType(type, { ...old, metadata: { ...old.metadata, resourceVersion: String(rv) } });
@@ -211,11 +232,10 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
     deleteCollection: (resource, options = {}) => {
       const { items } = store.list(resource, options);
       return items.map((o) =>
-        store.delete(
-          resource,
-          o.metadata.name ?? '',
-          o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace },
-        ),
+        store.delete(resource, o.metadata.name ?? '', {
+          ...(o.metadata.namespace === undefined ? {} : { namespace: o.metadata.namespace }),
+          ...(options.dryRun === true ? { dryRun: true } : {}),
+        }),
       );
     },
     watch: (resource, options, onEvent) =>

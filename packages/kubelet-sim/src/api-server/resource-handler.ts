@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { systemClock, type Clock } from '@kdp/base';
 import { ApiError, badRequest, forbidden, methodNotAllowed, successStatus } from './api-errors';
 import { deleteOptionsOf } from './delete-options';
+import { dryRunOf } from './dry-run';
 import { checkDeclaredFields, fieldValidationOf } from './field-validation';
 import { readJsonBody, sendJson } from './http-json';
 import type { KubeObject, ObjectStore } from './object-store';
@@ -82,6 +83,7 @@ async function servePatch(
   const { type, namespace, name = '', subresource } = call.target;
   const mediaType = patchMediaType(call.request.headers['content-type']);
   const validation = fieldValidationOf(call.query);
+  const dry = dryRunOf(call.query, 'patch') ? { dryRun: true } : {};
   const patch = await readJsonBody(call.request);
   let live: KubeObject | undefined;
   try {
@@ -109,7 +111,9 @@ async function servePatch(
     sendWithWarnings(
       call.response,
       201,
-      codec.one(store.create(type.plural, { ...object, metadata: { ...object.metadata, name } }, namespace)),
+      codec.one(
+        store.create(type.plural, { ...object, metadata: { ...object.metadata, name } }, namespace, dry),
+      ),
       warnings,
     );
     return;
@@ -123,7 +127,7 @@ async function servePatch(
       ...object,
       metadata: { ...object.metadata, name, resourceVersion: patchedRv ?? live.metadata.resourceVersion },
     },
-    { ...scope, ...onStatus },
+    { ...scope, ...onStatus, ...dry },
   );
   sendWithWarnings(call.response, 200, codec.one(updated), warnings);
 }
@@ -138,10 +142,12 @@ async function serveWrite(
   const { store } = options;
   const { type, namespace, name, subresource } = call.target;
   const validation = fieldValidationOf(call.query);
+  const dry = dryRunOf(call.query, verb) ? { dryRun: true } : {};
   const object = codec.decode(await readJsonBody(call.request));
   const warnings = checkDeclaredFields(type, object, validation);
   if (verb === 'create') {
-    sendWithWarnings(call.response, 201, codec.one(store.create(type.plural, object, namespace)), warnings);
+    const created = store.create(type.plural, object, namespace, dry);
+    sendWithWarnings(call.response, 201, codec.one(created), warnings);
     return;
   }
   if (object.metadata.name !== undefined && object.metadata.name !== name) {
@@ -155,6 +161,7 @@ async function serveWrite(
     {
       ...(namespace === undefined ? {} : { namespace }),
       ...(subresource === 'status' ? { subresource: 'status' as const } : {}),
+      ...dry,
     },
   );
   sendWithWarnings(call.response, 200, codec.one(updated), warnings);
@@ -199,17 +206,21 @@ export function createResourceHandler(options: ResourceHandlerOptions): Resource
         await servePatch(call, codec, options);
         return;
       case 'delete': {
-        const { preconditions } = deleteOptionsOf(query, await readJsonBody(request));
+        const { preconditions, dryRun } = deleteOptionsOf(query, await readJsonBody(request));
         const deleted = store.delete(type.plural, name, {
           ...(namespace === undefined ? {} : { namespace }),
           ...(preconditions === undefined ? {} : { preconditions }),
+          ...(dryRun === true ? { dryRun } : {}),
         });
         sendJson(response, 200, successStatus(type.plural, type.group, name, deleted.metadata.uid ?? ''));
         return;
       }
       case 'deletecollection': {
-        deleteOptionsOf(query, await readJsonBody(request));
-        const deleted = store.deleteCollection(type.plural, listOptions);
+        const { dryRun } = deleteOptionsOf(query, await readJsonBody(request), verb);
+        const deleted = store.deleteCollection(type.plural, {
+          ...listOptions,
+          ...(dryRun === true ? { dryRun } : {}),
+        });
         sendJson(response, 200, codec.list(deleted, String(store.resourceVersion())));
         return;
       }

@@ -1,5 +1,6 @@
 import type { StatusCause } from './api-errors';
 import { validateEvent, validatePod } from './pod-validation';
+import { podCreateStatus } from './pod-create-status';
 import {
   validateDeviceClass,
   validateNode,
@@ -43,6 +44,8 @@ export interface ResourceType {
   /** Whether a `status` subresource exists (then PUT on the object keeps the old status). */
   readonly statusSubresource: boolean;
   validate(object: KubeObject, old?: KubeObject, context?: ValidationContext): StatusCause[];
+  /** The status a new object starts with (after the client's is dropped), as the real API server sets it. */
+  createStatus?(object: KubeObject): Record<string, unknown>;
   validateStatus?(object: KubeObject, old: KubeObject): StatusCause[];
 }
 
@@ -119,6 +122,7 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     },
     statusSubresource: true,
     validate: (o) => validatePod(o),
+    createStatus: (o) => podCreateStatus(o),
   },
   events: {
     plural: 'events',
