@@ -1,5 +1,4 @@
 import { compareQuantity, parseQuantity, type Quantity } from '../scheduler/cel/quantity';
-import type { KubeObject } from './resource-types';
 
 /*
  * What kube-apiserver's pod strategy (PrepareForCreate) sets on a new pod: the status the client sent is dropped,
@@ -47,7 +46,7 @@ const resourcesOf = (container: unknown): ContainerResources => {
  * The pod's QoS class: `BestEffort` when no container requests or limits CPU or memory, `Guaranteed` when every
  * container limits both and requests (where given) equal the limits, else `Burstable`.
  */
-export function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+export function podQosClass(pod: Readonly<Record<string, unknown>>): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const spec = (pod['spec'] ?? {}) as { containers?: unknown[]; initContainers?: unknown[] };
   const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map(resourcesOf);
   let any = false;
@@ -66,6 +65,6 @@ export function podQosClass(pod: KubeObject): 'Guaranteed' | 'Burstable' | 'Best
 }
 
 /** The status kube-apiserver gives a new pod: `phase: Pending` and its `qosClass`. */
-export function podCreateStatus(pod: KubeObject): Record<string, unknown> {
+export function podCreateStatus(pod: Readonly<Record<string, unknown>>): Record<string, unknown> {
   return { phase: 'Pending', qosClass: podQosClass(pod) };
 }
