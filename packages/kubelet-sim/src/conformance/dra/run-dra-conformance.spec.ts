@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceCheck, ConformanceReport } from '../conformance-check';
+import { createApiServer } from '../../api-server/api-server';
 import { plannedDraChecks } from './dra-check-catalog';
 import { type DraConformanceOptions, runDraConformance } from './run-dra-conformance';
 import { createTestDraDriver, type TestDraDriver, type TestDraDriverFault } from './test-dra-driver.fixture';
@@ -88,6 +89,22 @@ describe('runDraConformance', () => {
     expect(byId(report, 'scheduler-prioritized-list')?.reason).toMatch(
       /^container main got CDI devices \[\]; the driver prepared \[gpu\.example\.com\/gpu=gpu-\d\] for main\/any /,
     );
+  });
+
+  it('skips the scheduler checks against an external API server, whose scheduler it cannot drive', async () => {
+    const server = await createApiServer({ nodes: ['node-a'] });
+    try {
+      const report = await run(undefined, { apiServer: { url: server.url } });
+      expect(failed(report)).toEqual([]);
+      const scheduler = report.checks.filter((c) => c.id.startsWith('scheduler-'));
+      expect(scheduler).toHaveLength(6);
+      for (const check of scheduler) {
+        expect(check).toMatchObject({ status: 'skip' });
+        expect(check.reason).toMatch(/^not run: the API server is an external one \(--api-server\)/);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('fails a driver that does not write its CDI specs again after a node reboot', async () => {
