@@ -3,4 +3,7 @@ module.exports = {
   // nx-ignore-next-line
   ...require('../../tools/jest/jest.preset.cjs'),
   displayName: '@kdp/plugin-sriov',
+  // The pinned kubectl: KDP_KUBECTL in every test (the DRA playground specs drive it).
+  // nx-ignore-next-line
+  globalSetup: '<rootDir>/../../tools/kube-tools/jest-global-setup.cjs',
 };

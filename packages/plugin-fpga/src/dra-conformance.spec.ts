@@ -31,7 +31,19 @@ describe('kubelet-sim check --dra of fpga-device-plugin serve --mode dra', () =>
     const afuFile = join(fx.root, fx.pciDir('0000:81:00.0'), 'fpga_region/region0/dfl-port.0/afu_id');
     const fake = writeFakeProgrammer(fx, NLB0);
     const config = join(base, 'fpga.yaml');
-    writeFileSync(config, programmingConfig(fake, afuFile, NLB0));
+    // The scheduler checks allocate either card: a wrapper finds the allocated port's afu_id from the rule's
+    // `{port}` and runs the fake programmer on it.
+    const wrapper = join(fx.base, 'program-port');
+    fx.writeScript(
+      wrapper,
+      [
+        '#!/bin/sh',
+        `afu=$(echo '${fx.root}'/class/fpga_region/region*/"$(basename "$1")"/afu_id)`,
+        `exec '${fake.program}' "$afu" "$2"`,
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(config, programmingConfig({ ...fake, program: wrapper }, '"{port}"', NLB0));
     // The node's procfs is its own (the plugin has no --proc-root): the suite's reboot changes its boot ID.
     node = createDraTestNode({
       plugin: fpgaPlugin,
@@ -46,6 +58,7 @@ describe('kubelet-sim check --dra of fpga-device-plugin serve --mode dra', () =>
       driver: 'fpga.kdp.dev',
       nodeName: 'node-f',
       strict: true,
+      devRoot: fx.devRoot,
       ...node.suite,
     });
 

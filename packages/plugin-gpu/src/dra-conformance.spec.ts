@@ -42,6 +42,7 @@ describe('kubelet-sim check --dra of gpu-device-plugin serve --mode dra', () => 
       driver: 'gpu.kdp.dev',
       nodeName: 'node-g',
       strict: true,
+      devRoot: fixture.devRoot,
       ...node.suite,
     });
 

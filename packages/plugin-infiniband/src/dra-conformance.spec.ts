@@ -36,6 +36,7 @@ describe('kubelet-sim check --dra of infiniband-device-plugin serve --mode dra',
       driver: 'infiniband.kdp.dev',
       nodeName: 'node-i',
       strict: true,
+      devRoot: fx.devRoot,
       ...node.suite,
     });
 

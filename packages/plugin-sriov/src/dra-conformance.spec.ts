@@ -49,6 +49,7 @@ describe('kubelet-sim check --dra of sriov-device-plugin serve --mode dra', () =
       onCheck: (check) => {
         if (check.id === 'prepare') infoFiles = readdirSync(devinfo, { recursive: true }).map(String);
       },
+      devRoot: fx.devRoot,
       ...node.suite,
     });
 

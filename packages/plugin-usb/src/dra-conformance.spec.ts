@@ -38,7 +38,12 @@ describe('kubelet-sim check --dra of usb-device-plugin serve --mode dra', () => 
       ],
     });
 
-    const report = await runDraConformance({ driver: 'usb.kdp.dev', nodeName: 'node-u', ...node.suite });
+    const report = await runDraConformance({
+      driver: 'usb.kdp.dev',
+      nodeName: 'node-u',
+      devRoot: usb.sys.devRoot,
+      ...node.suite,
+    });
 
     const failed = report.checks.flatMap((c) => (c.status === 'fail' ? [`${c.id}: ${c.reason}`] : []));
     if (failed.length > 0) process.stderr.write(node.stderr());

@@ -10,6 +10,7 @@ export const draRules = {
   health: 'dra.md#health',
   slices: 'dra.md#control-plane',
   users: 'dra.md#users-report',
+  scheduler: 'dra.md#scheduler-and-kubelet',
 } as const;
 
 /** A check definition of one level: `level(...)('id', 'title', ...rules)`. */
@@ -19,7 +20,7 @@ const ofLevel =
 const required = ofLevel('required');
 const recommended = ofLevel('recommended');
 
-const { registration, plugin, health, slices, users } = draRules;
+const { registration, plugin, health, slices, users, scheduler } = draRules;
 
 /**
  * Every check of the DRA suite, in the order it runs them. Required checks cover what a kubelet or the
@@ -129,6 +130,39 @@ export const draCheckCatalog = {
     'health-devices',
     'the health stream lists the published devices, and only them',
     health,
+  ),
+  schedulerCelSelector: required(
+    'scheduler-cel-selector',
+    'a pod whose claim selects a device by CEL on one of its attributes runs with that device',
+    scheduler,
+  ),
+  schedulerPrioritizedList: required(
+    'scheduler-prioritized-list',
+    'with a firstAvailable list, the container naming the request gets the device allocated for the subrequest ' +
+      '(the driver answers the base request name)',
+    scheduler,
+    users,
+  ),
+  schedulerTwoRequests: required(
+    'scheduler-two-requests',
+    'two containers naming two requests of one claim each get only their request’s CDI devices',
+    scheduler,
+    users,
+  ),
+  schedulerTemplateClaim: required(
+    'scheduler-template-claim',
+    'a ResourceClaimTemplate: the claim is created for the pod, which runs, and removed with the pod',
+    scheduler,
+  ),
+  schedulerAdminAccess: required(
+    'scheduler-admin-access',
+    'a pod with an adminAccess claim runs with its device',
+    scheduler,
+  ),
+  schedulerFitsNowhere: required(
+    'scheduler-fits-nowhere',
+    'a claim no device meets leaves its pod Pending, PodScheduled False with reason Unschedulable',
+    scheduler,
   ),
 } as const satisfies Record<string, CheckDefinition>;
 

@@ -24,6 +24,11 @@ export interface DraConformanceOptions {
   readonly namespace?: string;
   /** The CDI directory the driver was given; absent, `cdi-spec` is skipped. */
   readonly cdiDir?: string;
+  /**
+   * The directory standing for /dev where the scheduler checks' containers find their CDI device nodes
+   * (default `/dev`); only with the suite's own API server.
+   */
+  readonly devRoot?: string;
   /** The simulated kubelet's own directory (kubelet.sock, checkpoints); default a temporary directory. */
   readonly dir?: string;
   /** How long to wait for the driver's registration (default 30 s). */

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiServer } from '../../api-server/api-server';
+import type { ObjectStore } from '../../api-server/object-store';
 import type { DraApiServerConnection } from '../../dra/dra-api-client';
 import type { DraRegisteredEvent } from '../../dra/dra-events';
 import { createKubeletSim } from '../../kubelet-sim';
@@ -32,6 +33,8 @@ export interface DraSuiteBase {
   readonly api: DraCheckApi;
   readonly sim: KubeletSim;
   readonly events: SimEventRecorder;
+  /** The storage of the suite's own API server, for the scheduler checks; absent with an external one. */
+  readonly store: ObjectStore | undefined;
   /** Aborted when the run ends: waits stop. */
   readonly signal: AbortSignal;
   /** Adds work done when the run ends, the latest first. */
@@ -60,6 +63,7 @@ export async function startDraSuite(setup: {
   const nodeName = options.nodeName ?? 'kubelet-sim-node';
   const callTimeoutMs = options.callTimeoutMs ?? 45_000;
   let connection = options.apiServer;
+  let store: ObjectStore | undefined;
   if (connection === undefined) {
     const server = await createApiServer({
       nodes: [nodeName],
@@ -67,6 +71,7 @@ export async function startDraSuite(setup: {
     });
     onCleanup(() => server.close());
     connection = { url: server.url };
+    store = server.store;
   }
   let dir = options.dir;
   if (dir === undefined) {
@@ -102,6 +107,7 @@ export async function startDraSuite(setup: {
     api: createDraCheckApi(connection),
     sim,
     events,
+    store,
     signal: setup.signal,
     onCleanup,
   };

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConformanceCheck, ConformanceReport } from '../conformance-check';
+import { createApiServer } from '../../api-server/api-server';
 import { plannedDraChecks } from './dra-check-catalog';
 import { type DraConformanceOptions, runDraConformance } from './run-dra-conformance';
 import { createTestDraDriver, type TestDraDriver, type TestDraDriverFault } from './test-dra-driver.fixture';
@@ -61,7 +62,7 @@ describe('runDraConformance', () => {
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(report).toMatchObject({ ok: true, strict: false, resource: 'gpu.example.com' });
     expect(seen).toEqual(report.checks.map((c) => c.id));
-    expect(seen).toHaveLength(25);
+    expect(seen).toHaveLength(31);
     expect(byId(report, 'prepare')?.reason).toMatch(
       /^kubelet-sim-check-[0-9a-f]{8}: node-a\/gpu-0 \[gpu\.example\.com\/gpu=gpu-0\]$/,
     );
@@ -70,6 +71,40 @@ describe('runDraConformance', () => {
     expect(byId(report, 'node-reboot')?.reason).toBe(
       'node-a/gpu-0 [gpu.example.com/gpu=gpu-0], CDI specs written again',
     );
+    // Pods the scheduler placed: by CEL on the driver's attribute, a prioritized list, two requests.
+    expect(byId(report, 'scheduler-cel-selector')?.reason).toMatch(
+      /^device\.attributes\["gpu\.example\.com"\]\.model == "T4" → main: gpu\.example\.com\/gpu=gpu-\d$/,
+    );
+    expect(byId(report, 'scheduler-two-requests')?.reason).toMatch(
+      /^first: gpu\.example\.com\/gpu=gpu-(\d); second: gpu\.example\.com\/gpu=gpu-(?!\1)\d$/,
+    );
+    expect(byId(report, 'scheduler-fits-nowhere')?.reason).toMatch(
+      /^Pending, Unschedulable: 0\/1 nodes are available: 1 cannot allocate all claims/,
+    );
+  });
+
+  it('fails a driver that answers the subrequest name of a prioritized list, not the base request name', async () => {
+    const report = await run('full-request-names');
+    expect(failed(report)).toEqual(['scheduler-prioritized-list']);
+    expect(byId(report, 'scheduler-prioritized-list')?.reason).toMatch(
+      /^container main got CDI devices \[\]; the driver prepared \[gpu\.example\.com\/gpu=gpu-\d\] for main\/any /,
+    );
+  });
+
+  it('skips the scheduler checks against an external API server, whose scheduler it cannot drive', async () => {
+    const server = await createApiServer({ nodes: ['node-a'] });
+    try {
+      const report = await run(undefined, { apiServer: { url: server.url } });
+      expect(failed(report)).toEqual([]);
+      const scheduler = report.checks.filter((c) => c.id.startsWith('scheduler-'));
+      expect(scheduler).toHaveLength(6);
+      for (const check of scheduler) {
+        expect(check).toMatchObject({ status: 'skip' });
+        expect(check.reason).toMatch(/^not run: the API server is an external one \(--api-server\)/);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('fails a driver that does not write its CDI specs again after a node reboot', async () => {
@@ -97,9 +132,17 @@ describe('runDraConformance', () => {
     expect(report.ok).toBe(false);
   });
 
-  it('fails unqualified CDI IDs in cdi-ids only (the spec file check looks up qualified ones)', async () => {
+  it('fails unqualified CDI IDs in cdi-ids, and the scheduler checks’ pods cannot start (the spec file check looks up qualified ones)', async () => {
     const report = await run('bad-cdi-ids');
-    expect(failed(report)).toEqual(['cdi-ids']);
+    expect(failed(report)).toEqual([
+      'cdi-ids',
+      'scheduler-cel-selector',
+      'scheduler-prioritized-list',
+      'scheduler-two-requests',
+      'scheduler-template-claim',
+      'scheduler-admin-access',
+    ]);
+    expect(byId(report, 'scheduler-cel-selector')?.reason).toMatch(/^pod phase Pending/);
     expect(byId(report, 'cdi-ids')?.reason).toMatch(/^"gpu-0" not of the form vendor\.com\/class=name; /);
   });
 
@@ -149,6 +192,6 @@ describe('runDraConformance', () => {
     expect(byId(report, 'dra-registers')?.reason).toMatch(
       /^no DRA driver other\.example\.com registered in .* within 1\.50 s \(seen instead: gpu\.example\.com\)/,
     );
-    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(24);
+    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(30);
   });
 });

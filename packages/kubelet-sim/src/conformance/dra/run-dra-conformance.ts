@@ -9,6 +9,7 @@ import { runPluginRestartChecks } from './run-plugin-restart-checks';
 import { runPrepareChecks } from './run-prepare-checks';
 import { runPublicationChecks } from './run-publication-checks';
 import { runRegistrationChecks } from './run-registration-checks';
+import { runSchedulerChecks } from './run-scheduler-checks';
 import { runUnprepareChecks } from './run-unprepare-checks';
 import { isEvent } from './sim-event-recorder';
 import { createSuiteClaim } from './suite-claim';
@@ -20,7 +21,8 @@ export type { DraConformanceOptions, DraConformanceReady } from './dra-conforman
  * simulated kubelet with its DRA manager, waits for the driver's registration through the plugin watcher,
  * then checks registration, ResourceSlice publication, prepare and unprepare with the kubelet's rules, a
  * kubelet restart, a driver restart (when `restartPlugin` is given), a node reboot (when `rebootNode` is given)
- * and health. Each check passes, fails, warns
+ * and health, then (over its own API server) pods placed by the scheduler with real CEL and run by the
+ * kubelet's pod side. Each check passes, fails, warns
  * (a recommended practice; a failure when `strict`) or is skipped; the report is `ok` when none failed. The
  * ResourceClaim it creates is deleted again.
  */
@@ -56,6 +58,7 @@ export async function runDraConformance(options: DraConformanceOptions): Promise
     await runNodeRebootChecks(suite, claim);
     await runUnprepareChecks(suite, claim);
     await runHealthChecks(suite);
+    await runSchedulerChecks(suite);
     return results.report();
   } finally {
     stop.abort();

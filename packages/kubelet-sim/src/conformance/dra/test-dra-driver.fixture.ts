@@ -12,7 +12,8 @@ export type TestDraDriverFault =
   | 'ignores-uid'
   | 'unknown-unprepare-error'
   | 'no-republish'
-  | 'no-cdi-after-reboot';
+  | 'no-cdi-after-reboot'
+  | 'full-request-names';
 
 /** Options of {@link createTestDraDriver}. */
 export interface TestDraDriverOptions {
@@ -168,7 +169,8 @@ export async function createTestDraDriver(options: TestDraDriverOptions): Promis
         ? device
         : `${driver}/gpu=${device}${fault === 'not-idempotent' ? `-${calls}` : ''}`;
     const result = results.map((r) => ({
-      requestNames: [r.request],
+      // The base request name, as upstream's helper (`main/sub` of a firstAvailable list is `main`).
+      requestNames: [fault === 'full-request-names' ? r.request : (r.request.split('/')[0] ?? r.request)],
       poolName: r.pool,
       deviceName: r.device,
       cdiDeviceIds: [cdiName(r.device)],
