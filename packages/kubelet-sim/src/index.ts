@@ -52,6 +52,7 @@ export type { ApiStatus, StatusCause } from './api-server/api-errors';
 export type { KubeObject, ListOptions, ObjectStore, WatchEvent } from './api-server/object-store';
 export { createDraPlayground } from './playground/dra-playground';
 export type { DraPlayground, DraPlaygroundNode, DraPlaygroundOptions } from './playground/dra-playground';
+export type { ApiFaults } from './playground/api-faults';
 export type { PlaygroundNodeLayout } from './playground/playground-nodes';
 export { ContainerDevicesAnnotation } from './playground/pod-writes';
 export type { ContainerDevices } from './playground/container-devices';
