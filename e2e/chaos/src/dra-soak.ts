@@ -12,7 +12,7 @@ import {
   publishedDevices,
   readCheckpoints,
 } from './dra-soak-cluster';
-import { startSoakPlugin, type SoakExit, type SoakPlugin } from './soak-plugin';
+import { startSoakPlugin, stopSoakPlugin, type SoakExit, type SoakPlugin } from './soak-plugin';
 import { createSoakRandom, type SoakRandom } from './soak-random';
 
 /** What one DRA soak cycle does. */
@@ -371,12 +371,7 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
   } finally {
     const last = driver;
     driver = undefined;
-    if (last !== undefined) {
-      last.signal('SIGTERM');
-      const timer = setTimeout(() => last.child.kill('SIGKILL'), 30_000);
-      finalExit = await last.exited;
-      clearTimeout(timer);
-    }
+    if (last !== undefined) finalExit = await stopSoakPlugin(last);
     await playground?.close();
     node.remove();
   }

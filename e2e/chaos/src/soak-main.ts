@@ -29,24 +29,19 @@ async function main(): Promise<number> {
         `soak: cycle ${p.cycle} (${Math.round(p.elapsedMs / 1000)} s): lost ${p.lost}, crashes ${p.crashes}\n`,
       );
   };
-  if (args.dra) {
-    const dra = await runDraSoak({
-      bundle: BUNDLE,
-      cycles: args.cycles,
-      seed: args.seed,
-      maxMs: args.maxMinutes * 60_000,
-      onCycle: progress,
-    });
-    process.stdout.write(formatDraSoakReport(dra));
-    return draSoakPassed(dra) ? 0 : 1;
-  }
-  const result = await runSoak({
+  const options = {
     bundle: BUNDLE,
     cycles: args.cycles,
     seed: args.seed,
     maxMs: args.maxMinutes * 60_000,
     onCycle: progress,
-  });
+  };
+  if (args.dra) {
+    const dra = await runDraSoak(options);
+    process.stdout.write(formatDraSoakReport(dra));
+    return draSoakPassed(dra) ? 0 : 1;
+  }
+  const result = await runSoak(options);
   process.stdout.write(formatSoakReport(result));
   return soakPassed(result) ? 0 : 1;
 }

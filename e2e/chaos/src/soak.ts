@@ -6,6 +6,7 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import { unplugUsbDevice, type UnpluggedDevice } from './soak-hotplug';
 import {
   startSoakPlugin,
+  stopSoakPlugin,
   type ProcessUsage,
   type SoakExit,
   type SoakLogLine,
@@ -514,12 +515,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   } finally {
     const last = plugin;
     plugin = undefined;
-    if (last !== undefined) {
-      last.signal('SIGTERM');
-      const timer = setTimeout(() => last.child.kill('SIGKILL'), 30_000);
-      finalExit = await last.exited;
-      clearTimeout(timer);
-    }
+    if (last !== undefined) finalExit = await stopSoakPlugin(last);
     await sim?.close();
     node.remove();
   }
