@@ -216,7 +216,7 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
       const waiting = podsNotRunning(playground, live.keys());
       const slices = JSON.stringify(Object.fromEntries(publishedDevices(playground, NODE)));
       const unregistered = DRA_DRIVERS.filter((d) => (registeredAt.get(d) ?? 0) <= (mustRegisterAfter ?? 0));
-      const errors = (driver?.tail() ?? []).filter((line) => /"level":(50|60)/.test(line)).slice(-3);
+      const errors = (driver?.tail() ?? []).filter((line) => /"level":(40|50|60)/.test(line)).slice(-4);
       lost.push({
         cycle,
         kind,
