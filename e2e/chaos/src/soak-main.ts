@@ -1,6 +1,7 @@
-// `nx run e2e-chaos:soak [--dra]`: kdp-device-plugins (all five plugins) on the demo's sample node against kubelet-sim,
+// `nx run e2e-chaos:soak`: kdp-device-plugins (all five plugins) on the demo's sample node against kubelet-sim,
 // through --cycles N (1000) seeded random disruptions; prints a table, exits 1 when a registration was lost, the
-// process crashed, a change was missed or the final SIGTERM did not end it cleanly. See README.md.
+// process crashed, a change was missed or the final SIGTERM did not end it cleanly. With --dra: the same five as DRA
+// drivers against the DRA playground; exits 1 when a claim was lost or double-allocated, or on a crash. See README.md.
 import { randomInt } from 'node:crypto';
 import { join } from 'node:path';
 import { draSoakPassed, runDraSoak } from './dra-soak';
