@@ -37,7 +37,10 @@ interface ClaimObject {
 
 interface PodObject {
   readonly metadata: Metadata;
-  readonly status?: { readonly phase?: string };
+  readonly status?: {
+    readonly phase?: string;
+    readonly conditions?: ReadonlyArray<{ type: string; status: string; message?: string }>;
+  };
 }
 
 /**
@@ -103,7 +106,7 @@ export function publishedDevices(playground: DraPlayground, node: string): Map<s
   return counts;
 }
 
-/** The pods of `names` not Running with their container's devices: `name: phase`. */
+/** The pods of `names` not Running with their container's devices: `name: phase (why not scheduled)`. */
 export function podsNotRunning(playground: DraPlayground, names: Iterable<string>): string[] {
   const pods = new Map(
     (playground.store.list('pods').items as PodObject[]).map((pod) => [pod.metadata.name ?? '', pod]),
@@ -115,7 +118,12 @@ export function podsNotRunning(playground: DraPlayground, names: Iterable<string
       cdiDevices?: readonly string[];
     }>;
     const running = pod?.status?.phase === 'Running' && (devices[0]?.cdiDevices?.length ?? 0) > 0;
-    if (!running) waiting.push(`${name}: ${pod === undefined ? 'gone' : (pod.status?.phase ?? 'no phase')}`);
+    if (running) continue;
+    const unscheduled = pod?.status?.conditions?.find(
+      (c) => c.type === 'PodScheduled' && c.status === 'False',
+    );
+    const why = unscheduled?.message === undefined ? '' : ` (${unscheduled.message})`;
+    waiting.push(`${name}: ${pod === undefined ? 'gone' : (pod.status?.phase ?? 'no phase')}${why}`);
   }
   return waiting;
 }
