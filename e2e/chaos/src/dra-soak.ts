@@ -12,6 +12,7 @@ import {
   publishedDevices,
   readCheckpoints,
 } from './dra-soak-cluster';
+import { runSoakCycles, type SoakStop } from './soak-cycles';
 import { startSoakPlugin, stopSoakPlugin, type SoakExit, type SoakPlugin } from './soak-plugin';
 import { createSoakRandom, type SoakRandom } from './soak-random';
 
@@ -62,7 +63,7 @@ export interface DraSoakResult {
   readonly seed: number;
   readonly requestedCycles: number;
   readonly cycles: number;
-  readonly stoppedBy: 'count' | 'time' | 'failure';
+  readonly stoppedBy: SoakStop;
   readonly wallMs: number;
   readonly kinds: Readonly<
     Record<DraSoakKind, { readonly count: number; readonly recoverMs: readonly number[] }>
@@ -310,7 +311,7 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
     return recover(from);
   };
 
-  let stoppedBy: DraSoakResult['stoppedBy'] = 'count';
+  let stoppedBy: SoakStop = 'count';
   let finalExit: SoakExit | undefined;
   try {
     playground = await createDraPlayground({
@@ -348,12 +349,8 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
         `the drivers did not publish ${total} devices: ${JSON.stringify(Object.fromEntries(publishedDevices(playground, NODE)))}\n${driver.tail().slice(-10).join('\n')}`,
       );
     expected = publishedDevices(playground, NODE);
-    for (const next of schedule) {
-      if (performance.now() - started > options.maxMs) {
-        stoppedBy = 'time';
-        break;
-      }
-      cycle += 1;
+    stoppedBy = await runSoakCycles(schedule, { started, maxMs: options.maxMs }, async (next, n) => {
+      cycle = n;
       kind = next;
       const ok = await runCycle();
       kinds[kind].count += 1;
@@ -363,11 +360,8 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
         lost: lost.length,
         crashes: crashes.length,
       });
-      if (!ok) {
-        stoppedBy = 'failure';
-        break;
-      }
-    }
+      return ok;
+    });
   } finally {
     const last = driver;
     driver = undefined;
