@@ -2,9 +2,9 @@ import { conflict, type ApiError } from '../api-server/api-errors';
 
 /** Faults the playground's API server can be told to inject, for chaos tests. */
 export interface ApiFaults {
-  /** From now on refuse every write (POST, PUT, PATCH, DELETE) with 409 Conflict, until {@link endConflicts}. */
+  /** From now on refuse every write (POST, PUT, PATCH, DELETE) with 409 Conflict, until {@link ApiFaults.endConflicts}. */
   startConflicts(): void;
-  /** Ends a storm of {@link startConflicts}. */
+  /** Ends a storm of {@link ApiFaults.startConflicts}. */
   endConflicts(): void;
   /** How many writes were refused so far. */
   readonly refused: number;
