@@ -4,7 +4,7 @@ describe('parseSoakArgs', () => {
   const fresh = () => 77;
 
   it('defaults to 1000 cycles, a fresh seed and 60 minutes', () => {
-    expect(parseSoakArgs([], fresh)).toEqual({ cycles: 1000, seed: 77, maxMinutes: 60 });
+    expect(parseSoakArgs([], fresh)).toEqual({ cycles: 1000, seed: 77, maxMinutes: 60, dra: false });
   });
 
   it('takes each flag with a separate or an inline value (as nx forwards them)', () => {
@@ -12,6 +12,16 @@ describe('parseSoakArgs', () => {
       cycles: 25,
       seed: 0,
       maxMinutes: 0.5,
+      dra: false,
+    });
+  });
+
+  it('takes --dra anywhere', () => {
+    expect(parseSoakArgs(['--cycles', '5', '--dra'], fresh)).toEqual({
+      cycles: 5,
+      seed: 77,
+      maxMinutes: 60,
+      dra: true,
     });
   });
 

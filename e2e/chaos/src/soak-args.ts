@@ -6,11 +6,14 @@ export interface SoakArgs {
   readonly seed: number;
   /** `--max-minutes M`: no new cycle starts after this long; default 60. */
   readonly maxMinutes: number;
+  /** `--dra`: the DRA soak (the drivers against the DRA playground) instead of the device-plugin one. */
+  readonly dra: boolean;
 }
 
 /** The usage text of {@link parseSoakArgs}'s flags. */
-export const SOAK_USAGE = `Usage: soak [--cycles N] [--seed S] [--max-minutes M]
+export const SOAK_USAGE = `Usage: soak [--dra] [--cycles N] [--seed S] [--max-minutes M]
 
+  --dra             soak the DRA drivers (serve --mode dra) against the DRA playground
   --cycles N        disruptions to run, randomly mixed [1000]
   --seed S          seed of the random schedule (an integer), to repeat a run [fresh, printed]
   --max-minutes M   start no new cycle after this many minutes (the table says so) [60]
@@ -31,7 +34,12 @@ const FLAGS = {
 /** Parses `--cycles 1000 --seed 7 --max-minutes 30` (also `--cycles=1000`); throws on anything else. */
 export function parseSoakArgs(argv: readonly string[], freshSeed: () => number): SoakArgs {
   const values: Record<string, number> = {};
+  let dra = false;
   for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--dra') {
+      dra = true;
+      continue;
+    }
     const [flag = '', inline] = (argv[i] ?? '').split(/=(.*)/s, 2);
     if (!Object.hasOwn(FLAGS, flag)) throw new Error(`unknown argument "${argv[i]}"`);
     const text = inline ?? argv[++i];
@@ -45,5 +53,6 @@ export function parseSoakArgs(argv: readonly string[], freshSeed: () => number):
     cycles: values['--cycles'] ?? 1000,
     seed: values['--seed'] ?? freshSeed(),
     maxMinutes: values['--max-minutes'] ?? 60,
+    dra,
   };
 }

@@ -137,3 +137,12 @@ function parseLogLine(text: string): SoakLogLine | undefined {
   const plugin = typeof fields['plugin'] === 'string' ? fields['plugin'] : undefined;
   return { plugin, msg: typeof fields['msg'] === 'string' ? fields['msg'] : '', fields };
 }
+
+/** Ends a plugin process with SIGTERM (SIGKILL after Kubernetes' 30 s grace period) and resolves with its exit. */
+export async function stopSoakPlugin(plugin: SoakPlugin): Promise<SoakExit> {
+  plugin.signal('SIGTERM');
+  const timer = setTimeout(() => plugin.child.kill('SIGKILL'), 30_000);
+  const exit = await plugin.exited;
+  clearTimeout(timer);
+  return exit;
+}

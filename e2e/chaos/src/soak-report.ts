@@ -8,13 +8,13 @@ const ms = (value: number | undefined): string => {
 };
 
 /** `9m 12s`. */
-const duration = (value: number): string => {
+export const duration = (value: number): string => {
   const seconds = Math.round(value / 1000);
   return seconds >= 60 ? `${Math.floor(seconds / 60)}m ${seconds % 60}s` : `${seconds}s`;
 };
 
 /** Left-aligned columns separated by two spaces. */
-function table(rows: readonly (readonly string[])[]): string[] {
+export function table(rows: readonly (readonly string[])[]): string[] {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((row) =>
@@ -26,7 +26,7 @@ function table(rows: readonly (readonly string[])[]): string[] {
 }
 
 /** p50, p99 and max of a list of times. */
-const spread = (values: readonly number[]): string[] => {
+export const spread = (values: readonly number[]): string[] => {
   const sorted = [...values].sort((a, b) => a - b);
   return [ms(percentile(sorted, 50)), ms(percentile(sorted, 99)), ms(sorted.at(-1))];
 };

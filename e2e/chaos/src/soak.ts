@@ -3,9 +3,11 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allInOneServeArgs, createSampleNode, PLUGIN_NAMES, type PluginName } from '@kdp/demo';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
+import { runSoakCycles, type SoakStop } from './soak-cycles';
 import { unplugUsbDevice, type UnpluggedDevice } from './soak-hotplug';
 import {
   startSoakPlugin,
+  stopSoakPlugin,
   type ProcessUsage,
   type SoakExit,
   type SoakLogLine,
@@ -94,7 +96,7 @@ export interface SoakResult {
   readonly requestedCycles: number;
   readonly cycles: number;
   /** Why it stopped: every cycle ran, the time bound, or a registration that could not be repaired. */
-  readonly stoppedBy: 'count' | 'time' | 'failure';
+  readonly stoppedBy: SoakStop;
   readonly wallMs: number;
   /** Per kind: how often it ran and each time to recover (ms). */
   readonly kinds: Readonly<
@@ -476,7 +478,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
   };
 
-  let stoppedBy: SoakResult['stoppedBy'] = 'count';
+  let stoppedBy: SoakStop = 'count';
   let finalExit: SoakExit | undefined;
   try {
     sim = await createKubeletSim({ dir });
@@ -488,12 +490,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     if (!(await until(complete, 2 * recoverTimeoutMs)))
       throw new Error(`kdp-device-plugins did not register everything: ${describeState()}`);
     await sample();
-    for (const kind of schedule) {
-      if (performance.now() - started > options.maxMs) {
-        stoppedBy = 'time';
-        break;
-      }
-      cycle += 1;
+    stoppedBy = await runSoakCycles(schedule, { started, maxMs: options.maxMs }, async (kind, n) => {
+      cycle = n;
       const ok = await runCycle(kind);
       kinds[kind].count += 1;
       variants[variant] = (variants[variant] ?? 0) + 1;
@@ -506,20 +504,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         lost: lost.length,
         crashes: crashes.length,
       });
-      if (!ok) {
-        stoppedBy = 'failure';
-        break;
-      }
-    }
+      return ok;
+    });
   } finally {
     const last = plugin;
     plugin = undefined;
-    if (last !== undefined) {
-      last.signal('SIGTERM');
-      const timer = setTimeout(() => last.child.kill('SIGKILL'), 30_000);
-      finalExit = await last.exited;
-      clearTimeout(timer);
-    }
+    if (last !== undefined) finalExit = await stopSoakPlugin(last);
     await sim?.close();
     node.remove();
   }

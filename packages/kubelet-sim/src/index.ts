@@ -58,6 +58,7 @@ export type {
 } from './api-server/object-store';
 export { createDraPlayground } from './playground/dra-playground';
 export type { DraPlayground, DraPlaygroundNode, DraPlaygroundOptions } from './playground/dra-playground';
+export type { ApiFaults } from './playground/api-faults';
 export type { PlaygroundNodeLayout } from './playground/playground-nodes';
 export { ContainerDevicesAnnotation } from './playground/pod-writes';
 export type { ContainerDevices } from './playground/container-devices';

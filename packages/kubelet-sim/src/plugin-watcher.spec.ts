@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createKubeletSim } from './kubelet-sim';
 import type { KubeletSim } from './kubelet-sim-types';
+import { startPluginWatcher } from './plugin-watcher';
 import { createTestPlugin, type TestPlugin, type TestPluginOptions } from './testing/test-plugin';
 
 describe('plugin-watcher mode (P-36)', () => {
@@ -78,5 +80,50 @@ describe('plugin-watcher mode (P-36)', () => {
     rmSync(p.socketPath);
     expect((await ended).reason).toBe('plugin-watcher socket removed');
     expect(sim.resource('example.com/dev')).toMatchObject({ registered: false, allocatable: 0 });
+  });
+});
+
+describe('startPluginWatcher', () => {
+  it('removes and adds a socket deleted and created again before it looked (a plugin restarted at once)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ks-w-'));
+    const path = join(dir, 'p.sock');
+    const listen = (): Server => {
+      const server = createServer();
+      // A pipe is bound within listen(): the socket file exists when it returns.
+      server.listen(path);
+      return server;
+    };
+    const first = listen();
+    const events: string[] = [];
+    let onEvent = (): void => undefined;
+    const watcher = startPluginWatcher({
+      dir,
+      onAdded: (p) => {
+        events.push(`added ${p}`);
+        onEvent();
+      },
+      onRemoved: (p) => {
+        events.push(`removed ${p}`);
+        onEvent();
+      },
+    });
+    try {
+      expect(events).toEqual([`added ${path}`]);
+      const readded = new Promise<void>((resolve) => {
+        onEvent = () => {
+          if (events.length === 3) resolve();
+        };
+      });
+      // In one tick: the watcher's change events arrive after both.
+      rmSync(path);
+      const second = listen();
+      await readded;
+      expect(events).toEqual([`added ${path}`, `removed ${path}`, `added ${path}`]);
+      second.close();
+    } finally {
+      watcher.close();
+      first.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -8,8 +8,9 @@ export interface PluginWatcher {
   close(): void;
 }
 
-function currentSockets(dir: string): Set<string> {
-  const found = new Set<string>();
+/** Each socket of `dir` with its identity (inode and birth time): a socket re-created in place is another. */
+function currentSockets(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
   let names: string[] = [];
   try {
     names = readdirSync(dir);
@@ -21,7 +22,8 @@ function currentSockets(dir: string): Set<string> {
     if (name.startsWith('.')) continue;
     const path = join(dir, name);
     try {
-      if (lstatSync(path).isSocket()) found.add(path);
+      const stat = lstatSync(path, { bigint: true });
+      if (stat.isSocket()) found.set(path, `${stat.ino}:${stat.birthtimeNs}`);
     } catch {
       // Removed meanwhile.
     }
@@ -29,18 +31,22 @@ function currentSockets(dir: string): Set<string> {
   return found;
 }
 
-/** Watches `dir` for plugin registration sockets appearing and disappearing (P-36). */
+/**
+ * Watches `dir` for plugin registration sockets appearing and disappearing (P-36). A socket deleted and created
+ * again between two looks (a plugin restarted at once) is removed and added, as the kubelet's watcher registers
+ * the plugin again on every create event.
+ */
 export function startPluginWatcher(options: {
   dir: string;
   onAdded(socketPath: string): void;
   onRemoved(socketPath: string): void;
 }): PluginWatcher {
   mkdirSync(options.dir, { recursive: true, mode: 0o750 });
-  let known = new Set<string>();
+  let known = new Map<string, string>();
   const rescan = (): void => {
     const now = currentSockets(options.dir);
-    for (const path of known) if (!now.has(path)) options.onRemoved(path);
-    for (const path of now) if (!known.has(path)) options.onAdded(path);
+    for (const [path, identity] of known) if (now.get(path) !== identity) options.onRemoved(path);
+    for (const [path, identity] of now) if (known.get(path) !== identity) options.onAdded(path);
     known = now;
   };
   const watcher: FSWatcher = watch(options.dir, () => rescan());

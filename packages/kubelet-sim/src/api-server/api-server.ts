@@ -50,6 +50,12 @@ export interface ApiServerOptions {
    * DeviceClass or claim (template) selector whose expression fails is a 422 Invalid at its field.
    */
   readonly validateCel?: (expression: string) => string | undefined;
+  /** Serve this storage (an API server restarted over the same objects); default a new one, with `nodes`. */
+  readonly store?: ObjectStore;
+  /** With `tls`: serve this certificate (a restart keeps it); default a new self-signed one. */
+  readonly cert?: { readonly certPem: string; readonly keyPem: string };
+  /** Fault injection: a request it returns an error for is refused with that error before anything else. */
+  readonly refuse?: (request: { readonly method: string; readonly path: string }) => ApiError | undefined;
 }
 
 /** A running API server. */
@@ -58,6 +64,8 @@ export interface ApiServer {
   readonly url: string;
   /** With `tls`: the PEM of the serving certificate, which is its own CA (kubeconfig `certificate-authority-data`). */
   readonly caData?: string;
+  /** With `tls`: the serving certificate and its key (to restart with the same). */
+  readonly cert?: { readonly certPem: string; readonly keyPem: string };
   /** The storage behind it, for tests: the same semantics as HTTP, without auth. */
   readonly store: ObjectStore;
   /** Every request served, in order (`METHOD path?query`), for tests. */
@@ -72,13 +80,16 @@ export interface ApiServer {
  * 404/409/422 `Status` bodies, field and label selectors, watch streams and deletecollection.
  */
 export async function createApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
-  const store = createObjectStore({
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.validateCel === undefined ? {} : { validateCel: options.validateCel }),
-  });
+  const store =
+    options.store ??
+    createObjectStore({
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.validateCel === undefined ? {} : { validateCel: options.validateCel }),
+    });
   const served = resourceApiVersions.filter((v) => (options.resourceApiVersions ?? ['v1']).includes(v));
   if (served.length === 0) throw new Error('resourceApiVersions: at least one of v1, v1beta2, v1beta1');
-  for (const name of options.nodes ?? []) store.create('nodes', { metadata: { name } });
+  if (options.store === undefined)
+    for (const name of options.nodes ?? []) store.create('nodes', { metadata: { name } });
   const requests: string[] = [];
   const watches = createWatchHandler({ store });
   const handleResource = createResourceHandler({
@@ -91,6 +102,8 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     requests.push(`${request.method ?? 'GET'} ${url.pathname}${url.search}`);
+    const refused = options.refuse?.({ method: request.method ?? 'GET', path: url.pathname });
+    if (refused !== undefined) throw refused;
     const header = request.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice('Bearer '.length).trim() : undefined;
     if (options.token !== undefined && token !== options.token) throw unauthorized();
@@ -121,7 +134,7 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
   };
   const cert =
     options.tls === true
-      ? createSelfSignedCert(options.clock === undefined ? {} : { clock: options.clock })
+      ? (options.cert ?? createSelfSignedCert(options.clock === undefined ? {} : { clock: options.clock }))
       : undefined;
   const server: Server =
     cert === undefined
@@ -134,7 +147,9 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
   const { port } = server.address() as AddressInfo;
   return {
     url: `${cert === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
-    ...(cert === undefined ? {} : { caData: cert.certPem }),
+    ...(cert === undefined
+      ? {}
+      : { caData: cert.certPem, cert: { certPem: cert.certPem, keyPem: cert.keyPem } }),
     store,
     requests,
     close: async () => {

@@ -5,6 +5,7 @@ import type { ObjectStore } from '../api-server/object-store';
 import { createKubeletSim } from '../kubelet-sim';
 import type { KubeletSim } from '../kubelet-sim-types';
 import { createDeviceSelectorCompiler } from '../scheduler/cel/device-selector-compiler';
+import { createApiFaults, type ApiFaults } from './api-faults';
 import { createScheduler, type Scheduler, type SchedulerEvent } from '../scheduler/scheduler';
 import { createNodeKubelet, type NodeKubelet } from './node-kubelet';
 import { playgroundNodes, type PlaygroundNodeLayout } from './playground-nodes';
@@ -61,6 +62,13 @@ export interface DraPlayground {
   readonly nodes: readonly DraPlaygroundNode[];
   /** The scheduler and resourceclaim controller. */
   readonly scheduler: Scheduler;
+  /** Fault injection for chaos tests: conflict storms on the API server's writes. */
+  readonly faults: ApiFaults;
+  /**
+   * Restarts the API server: every connection and watch ends, then the same storage is served again on the same
+   * port with the same certificate.
+   */
+  restartApiServer(): Promise<void>;
   /** Stops the scheduler, the kubelets and the API server (claims stay prepared, as when the kubelets stop). */
   close(): Promise<void>;
 }
@@ -132,19 +140,34 @@ export async function createDraPlayground(options: DraPlaygroundOptions): Promis
     stateDir: options.stateDir,
   });
   const compiler = createDeviceSelectorCompiler();
-  const api = await createApiServer({
+  const faults = createApiFaults();
+  const apiOptions = {
     token,
     clock,
     tls: true,
-    validateCel: (expression) => {
+    refuse: faults.refuse,
+    validateCel: (expression: string) => {
       const result = compiler.compile(expression);
       return result.ok ? undefined : result.message;
     },
-    ...(options.apiPort === undefined ? {} : { port: options.apiPort }),
     ...(options.resourceApiVersion === undefined
       ? {}
       : { resourceApiVersions: [options.resourceApiVersion] }),
+  };
+  let api = await createApiServer({
+    ...apiOptions,
+    ...(options.apiPort === undefined ? {} : { port: options.apiPort }),
   });
+  const restartApiServer = async (): Promise<void> => {
+    const { store, cert } = api;
+    await api.close();
+    api = await createApiServer({
+      ...apiOptions,
+      store,
+      ...(cert === undefined ? {} : { cert }),
+      port: Number(new URL(api.url).port),
+    });
+  };
   const scheduler = createScheduler({
     store: api.store,
     compiler,
@@ -172,5 +195,15 @@ export async function createDraPlayground(options: DraPlaygroundOptions): Promis
     await close();
     throw err;
   }
-  return { url: api.url, token, caData: api.caData ?? '', store: api.store, nodes, scheduler, close };
+  return {
+    url: api.url,
+    token,
+    caData: api.caData ?? '',
+    store: api.store,
+    nodes,
+    scheduler,
+    faults,
+    restartApiServer,
+    close,
+  };
 }
