@@ -15,10 +15,6 @@ export type {
   DraTestNodeSuite,
 } from './create-dra-test-node';
 export type { TestApiServer } from './write-kubeconfig';
-export { startPlaygroundDriver } from './start-playground-driver';
-export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
-export { checkTwoRequestsPod, checkUnschedulablePod, kubectl } from './playground-pod-checks';
-export type { PlaygroundPodCheckOptions } from './playground-pod-checks';
 export { createPlaygroundDriverTest } from './create-playground-driver-test';
 export type {
   PlaygroundDriverTest,
