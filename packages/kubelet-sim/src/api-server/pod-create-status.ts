@@ -46,7 +46,9 @@ const resourcesOf = (container: unknown): ContainerResources => {
  * The pod's QoS class: `BestEffort` when no container requests or limits CPU or memory, `Guaranteed` when every
  * container limits both and requests (where given) equal the limits, else `Burstable`.
  */
-export function podQosClass(pod: Readonly<Record<string, unknown>>): 'Guaranteed' | 'Burstable' | 'BestEffort' {
+export function podQosClass(
+  pod: Readonly<Record<string, unknown>>,
+): 'Guaranteed' | 'Burstable' | 'BestEffort' {
   const spec = (pod['spec'] ?? {}) as { containers?: unknown[]; initContainers?: unknown[] };
   const containers = [...(spec.containers ?? []), ...(spec.initContainers ?? [])].map(resourcesOf);
   let any = false;
