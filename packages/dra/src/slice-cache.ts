@@ -42,7 +42,7 @@ export interface SliceCache {
   nodeUid(): string | undefined;
   /** The cached slices. */
   slices(): SliceObject[];
-  /** Caches a slice the API server answered a write with (in {@link SliceCache.version}). */
+  /** Caches a slice the API server answered a write with (in {@link SliceCache.version}), unless deleted since. */
   remember(stored: unknown): void;
   /** Drops a deleted slice. */
   forget(name: string): void;
@@ -58,6 +58,8 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
   const { client, driverName, nodeName, clock, logger } = options;
   const selector = encodeURIComponent(`spec.nodeName=${nodeName},spec.driver=${driverName}`);
   const cache = new Map<string, SliceObject>();
+  /** Slices deleted since the last list: the answer to a write of one may arrive after its DELETED event. */
+  const deleted = new Set<string>();
   let nodeUid: string | undefined;
   let version: ResourceApiVersion | undefined;
   let needList = true;
@@ -77,7 +79,8 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
     if (event.type === 'BOOKMARK') return;
     const cached = cache.get(slice.metadata.name);
     if (event.type === 'DELETED') {
-      if (cached === undefined) return;
+      // Also one not cached yet: the answer to its write is still on its way.
+      deleted.add(slice.metadata.name);
       cache.delete(slice.metadata.name);
     } else {
       // Our own writes are in the cache already, with this resourceVersion or a newer one.
@@ -151,6 +154,7 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
       nodeUid = uid;
       const answer = await listSlices();
       cache.clear();
+      deleted.clear();
       for (const item of answer.items) {
         const slice = read(item);
         if (slice !== undefined) cache.set(slice.metadata.name, slice);
@@ -163,7 +167,8 @@ export function createSliceCache(options: SliceCacheOptions): SliceCache {
     slices: () => [...cache.values()],
     remember(stored) {
       const slice = read(stored);
-      if (slice !== undefined) cache.set(slice.metadata.name, slice);
+      // A slice deleted (watch) before its write's answer came stays deleted, so that it is written again.
+      if (slice !== undefined && !deleted.has(slice.metadata.name)) cache.set(slice.metadata.name, slice);
     },
     forget(name) {
       cache.delete(name);

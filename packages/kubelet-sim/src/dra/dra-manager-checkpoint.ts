@@ -29,8 +29,9 @@ const claimEntry = (info: ClaimInfo): DraCheckpointClaim => ({
   ),
 });
 
-/** Writes the claim cache and the pods (not those being deleted) to the DRA checkpoint. */
+/** Writes the claim cache and the pods (not those being deleted) to the DRA checkpoint; nothing while stopped. */
 export function writeDraManagerCheckpoint(state: DraManagerState): void {
+  if (state.stopped) return;
   const podEntries: DraCheckpointPod[] = [...state.pods.values()]
     .filter((p) => !p.deleting)
     .map((p) => ({

@@ -40,6 +40,8 @@ export interface DraManagerState {
   pods: Map<string, PodRecord>;
   /** Bumped by every (re)start and stop, so that work begun before it is dropped. */
   generation: number;
+  /** Whether the manager is stopped: then nothing is checkpointed, so work begun before the stop cannot overwrite the checkpoint the next start reloads. */
+  stopped: boolean;
   /** Prepares and unprepares run one at a time, as the kubelet's claim cache lock makes them. */
   chain: Promise<unknown>;
 }
@@ -57,6 +59,7 @@ export function createDraManagerState(options: DraManagerOptions): DraManagerSta
     claims: new Map(),
     pods: new Map(),
     generation: 0,
+    stopped: true,
     chain: Promise.resolve(),
   };
 }

@@ -325,6 +325,22 @@ describe('the DRA manager of kubelet-sim', () => {
     expect((await unprepared).claims).toMatchObject([{ name: 'c1' }]);
   });
 
+  it('keeps the checkpoint of a restart from what happens while it is stopped: every pod is prepared again', async () => {
+    await driver();
+    await connected();
+    claim('c1', ['u1']);
+    claim('c2', ['u2']);
+    await sim.prepareClaims({ name: 'p1', uid: 'u1' }, ['c1']);
+    const again = sim.waitFor('dra-prepared', (e) => e.pod === 'p1');
+    const second = sim.waitFor('dra-prepared', (e) => e.pod === 'p2');
+    const restarting = sim.restart();
+    // A pod given while the manager is stopped must neither drop p1 from the checkpoint nor be lost itself.
+    void sim.prepareClaims({ name: 'p2', uid: 'u2' }, ['c2']).catch(() => undefined);
+    await restarting;
+    expect((await again).claims).toMatchObject([{ name: 'c1' }]);
+    expect((await second).claims).toMatchObject([{ name: 'c2' }]);
+  });
+
   it('deletes a driver’s slices once no endpoint was connected for the wipe delay, not before', async () => {
     const d = await driver();
     await connected();

@@ -72,6 +72,7 @@ export function createDraManager(options: DraManagerOptions): DraManager {
   // Stopping drops every driver, claim, pod and timer; work begun before it sees the generation change.
   const stop = (): void => {
     state.generation += 1;
+    state.stopped = true;
     registry.clear();
     health.clearAll();
     for (const timer of state.pendingWipes.values()) options.clock.clearTimeout(timer);
@@ -101,8 +102,13 @@ export function createDraManager(options: DraManagerOptions): DraManager {
     health: health.health,
     podSnapshots: () => draPodSnapshots(state),
     start: () => {
+      // Pods given while stopped (the kubelet restarting) are kept beside those of the checkpoint.
+      const arrived = state.stopped ? [...state.pods.values()] : [];
       stop();
       restoreDraManagerCheckpoint(state);
+      for (const pod of arrived) state.pods.set(pod.uid, pod);
+      state.stopped = false;
+      writeDraManagerCheckpoint(state);
       // At start the kubelet deletes every ResourceSlice of its node: drivers must publish again.
       slices.wipe(undefined, 'kubelet-start');
       for (const pod of state.pods.values()) void syncDraPod(state, pod).catch(() => undefined);
