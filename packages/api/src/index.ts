@@ -80,3 +80,5 @@ export {
   sliceDeviceFromV1beta1,
   sliceDeviceToV1beta1,
 } from './resource-v1beta1-shapes';
+export { nodeSelectorMatches } from './node-selector-matches';
+export type { NodeSelectorLike, NodeSelectorRequirementLike } from './node-selector-matches';
