@@ -9,7 +9,13 @@ import type { ContainerDevices } from './container-devices';
 import { kubectl, kubectlWatchFor } from './kubectl.fixture';
 import { expectTwoRequestsPod, expectUnschedulablePod } from './playground-checks.fixture';
 import { startPlaygroundDriver } from './playground-driver.fixture';
-import { deviceClassManifest, onePodManifest, testDevices, testDriver } from './playground-manifests.fixture';
+import {
+  deviceClassManifest,
+  oneDeviceClaimManifest,
+  onePodManifest,
+  testDevices,
+  testDriver,
+} from './playground-manifests.fixture';
 import { ContainerDevicesAnnotation } from './pod-writes';
 
 jest.setTimeout(120_000);
@@ -95,18 +101,7 @@ describe('the DRA playground (in-process, real kubectl)', () => {
   it('unprepares, after a kubelet restart, the claim of a pod deleted while the kubelet was down', async () => {
     const node = playground.nodes[1];
     if (node === undefined) throw new Error('no second node');
-    const claim = `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: one-device
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: ${testDriver}
----${onePodManifest('gone-while-down', 'one-device')}`;
+    const claim = `${oneDeviceClaimManifest('one-device')}---${onePodManifest('gone-while-down', 'one-device')}`;
     await kubectl(kubeconfig, ['apply', '-f', '-'], claim);
     await kubectlWatchFor(kubeconfig, 'pod/gone-while-down', '{.status.phase}', 'Running');
     const unprepared = node.sim.waitFor('dra-unprepared', (e) => e.pod === 'gone-while-down', 30_000);
