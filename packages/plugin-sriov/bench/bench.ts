@@ -4,6 +4,9 @@
 // added back through sriov_numvfs. Flags: --idle DURATION (60s), --rounds N (50). The fixture counts uevents
 // as a kernel since 4.14 does (the probe reads that count instead of the function and driver lists);
 // BENCH_UEVENTS=0: a kernel without it (the probe lists bus/pci/devices and every driver's devices).
+// First, in this process: preferVfs per call at 100 to 10,000 VFs. KDP_BENCH_SHORT=1: each preferVfs question
+// once and, unless flags are given, `--idle 2s --rounds 5`; KDP_BENCH_JSON=FILE: the preferVfs figures as
+// `{ "<case> p50": ms, "<case> p99": ms, ... }`.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeletSim } from '@kdp/kubelet-sim';
@@ -16,6 +19,20 @@ import {
   removeSriovVf,
   setCarrier,
 } from '../src/testing/sriov-node';
+import { formatPreferVfsRows, preferVfsRows } from './prefer-vfs-bench';
+
+const short = process.env['KDP_BENCH_SHORT'] === '1';
+const preferRows = preferVfsRows(short);
+process.stdout.write(`${formatPreferVfsRows(preferRows)}\n`);
+const jsonFile = process.env['KDP_BENCH_JSON'];
+if (jsonFile !== undefined && jsonFile !== '') {
+  const metrics: Record<string, number> = {};
+  for (const row of preferRows) {
+    metrics[`${row.name} p50`] = row.p50Ms;
+    metrics[`${row.name} p99`] = row.p99Ms;
+  }
+  writeFileSync(jsonFile, `${JSON.stringify(metrics, null, 2)}\n`);
+}
 
 const PFS = 8;
 const VFS = 256;
@@ -82,5 +99,8 @@ void runPluginBenchCli(
     ready: (sim) => count(sim, 'healthy') === PFS * VFS,
     cycles: [health, hotPlug],
   },
-  { cleanup: () => fixture.remove() },
+  {
+    cleanup: () => fixture.remove(),
+    ...(short && process.argv.length <= 2 ? { argv: ['--idle', '2s', '--rounds', '5'] } : {}),
+  },
 ).then((code) => (process.exitCode = code));
