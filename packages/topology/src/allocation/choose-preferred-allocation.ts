@@ -1,24 +1,34 @@
 import type { DeviceLocality, PreferredAllocationInput } from './allocation-types';
 import { numaDistanceSum } from './allocation-cost';
+import { compareStrings } from './compare-strings';
+import { type CostCurve, mergeCurves, mergeWork } from './cost-curve';
+import { type GroupDevice, localityCurve } from './locality-curve';
 import { cleanNumaNodes, cleanPciePath, localityRankCost } from './locality-rank';
-import { buildGroupTree, compareStrings, mergeSolved, solveTree } from './locality-tree';
-import type { SolvedTree, TreeDevice } from './locality-tree';
 
 /** Above this many candidate NUMA node sets of one size, the search keeps the best found so far. */
 const maxNodeSetsPerSize = 4096;
+/**
+ * Inner steps (see `mergeWork`) the exact merges of NUMA groups may take per set size, about 10 ms; sets beyond
+ * it merge coarse (every NUMA group full or at its must-include count but one).
+ */
+const exactMergeBudget = 3_000_000;
 
 interface NumaGroup {
   readonly nodes: readonly number[];
   readonly size: number;
   readonly hasMust: boolean;
-  readonly solved: SolvedTree;
+  readonly curve: CostCurve;
 }
 
 /**
  * Deterministic: returns exactly min(size, |available ∪ mustInclude|) IDs (never fewer than the mustInclude
- * IDs), every mustInclude ID, only available or mustInclude IDs, spanning the fewest NUMA nodes, then the
- * closest PCIe paths. The cost order is `compareAllocationCost`: devices of unknown locality, NUMA nodes
- * spanned, NUMA distance between them, pairwise PCIe closeness. The answer is sorted by ID.
+ * IDs), every mustInclude ID, only available or mustInclude IDs, with the least cost in the order of
+ * `compareAllocationCost`: devices of unknown locality, NUMA nodes spanned, NUMA distance between them, then
+ * pairwise PCIe closeness (the sum of `localityRankCost` over all pairs). The answer is sorted by ID.
+ *
+ * NUMA node sets are tried smallest first (then by distance); inside one, the cheapest devices come from the cost
+ * curves of `localityCurve`, whose work grows with the PCIe groups (root ports, switches, PFs) and the device
+ * counts their fills reach, not with device pairs.
  */
 export function choosePreferredAllocation(input: PreferredAllocationInput): string[] {
   const must = new Set(stringsOf(input.mustInclude));
@@ -28,13 +38,13 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
   if (total === universe.length) return universe;
   if (total === must.size) return [...must].sort(compareStrings);
 
-  const byKey = new Map<string, { nodes: number[]; devices: TreeDevice[] }>();
-  const unknown: TreeDevice[] = [];
+  const byKey = new Map<string, { nodes: number[]; devices: GroupDevice[] }>();
+  const unknown: GroupDevice[] = [];
   let knownCount = 0;
   let unknownMust = 0;
   for (const id of universe) {
     const locality: DeviceLocality | undefined = input.locality.get(id);
-    const device: TreeDevice = { id, pciePath: cleanPciePath(locality), mustInclude: must.has(id) };
+    const device: GroupDevice = { id, pciePath: cleanPciePath(locality), mustInclude: must.has(id) };
     const nodes = cleanNumaNodes(locality);
     if (nodes.length === 0) {
       unknown.push(device);
@@ -51,15 +61,17 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
   const unknownTaken = Math.max(unknownMust, total - knownCount);
   const knownTaken = total - unknownTaken;
   const picked =
-    unknownTaken > 0 ? solveTree(buildGroupTree(unknown, localityRankCost.unknown)).pick(unknownTaken) : [];
+    unknownTaken > 0
+      ? localityCurve(unknown, localityRankCost.unknown, unknownTaken).pick(unknownTaken, true)
+      : [];
   if (knownTaken > 0) {
     const groups: NumaGroup[] = [...byKey.keys()].sort(compareStrings).map((key) => {
-      const group = byKey.get(key) as { nodes: number[]; devices: TreeDevice[] };
+      const group = byKey.get(key) as { nodes: number[]; devices: GroupDevice[] };
       return {
         nodes: group.nodes,
         size: group.devices.length,
         hasMust: group.devices.some((d) => d.mustInclude),
-        solved: solveTree(buildGroupTree(group.devices, localityRankCost['same-numa-node'])),
+        curve: localityCurve(group.devices, localityRankCost['same-numa-node'], knownTaken),
       };
     });
     picked.push(...chooseKnown(groups, knownTaken, input.distances));
@@ -83,28 +95,36 @@ function chooseKnown(
   }
   const optional = [...allNodes].filter((n) => !mustNodes.has(n)).sort((a, b) => a - b);
   for (let extra = 0; extra <= optional.length; extra++) {
-    let best: { distance: number; pcie: number; solved: SolvedTree } | undefined;
+    let best: { distance: number; pcie: number; curve: CostCurve } | undefined;
     let tried = 0;
+    let budget = exactMergeBudget;
     for (const combination of combinations(optional, extra)) {
       const nodeSet = new Set([...mustNodes, ...combination]);
       const inside = groups.filter((g) => g.nodes.every((n) => nodeSet.has(n)));
       if (inside.reduce((sum, g) => sum + g.size, 0) < count) continue;
-      const solved = mergeSolved(
-        inside.map((g) => g.solved),
-        localityRankCost['other-numa-node'],
-      );
-      const pcie = solved.best[count] ?? Infinity;
-      if (pcie === Infinity) continue;
+      // Every must-include group is inside and the set holds `count`: a choice exists, so the set counts as tried.
+      const limitReached = ++tried >= maxNodeSetsPerSize;
       const distance = numaDistanceSum(
         [...nodeSet].sort((a, b) => a - b),
         distances,
       );
-      if (!best || distance < best.distance || (distance === best.distance && pcie < best.pcie)) {
-        best = { distance, pcie, solved };
+      if (!best || distance <= best.distance) {
+        const curves = inside.map((g) => g.curve);
+        const work = curves.length === 1 ? 0 : mergeWork(curves, count, count);
+        budget -= work;
+        const curve =
+          curves.length === 1
+            ? (curves[0] as CostCurve)
+            : mergeCurves(curves, localityRankCost['other-numa-node'], count, {
+                target: count,
+                coarse: budget < 0,
+              });
+        const pcie = curve.any[count] ?? Infinity;
+        if (!best || distance < best.distance || pcie < best.pcie) best = { distance, pcie, curve };
       }
-      if (++tried >= maxNodeSetsPerSize) break;
+      if (limitReached) break;
     }
-    if (best) return best.solved.pick(count);
+    if (best) return best.curve.pick(count, true);
   }
   throw new Error('choosePreferredAllocation: no NUMA node set holds the wanted devices');
 }
