@@ -32,13 +32,14 @@ interface NumaGroup {
  */
 export function choosePreferredAllocation(input: PreferredAllocationInput): string[] {
   const must = new Set(stringsOf(input.mustInclude));
-  const universe = [...new Set([...stringsOf(input.available), ...must])].sort(compareStrings);
+  // Unsorted: the groups below order their devices themselves, and only the answer is sorted.
+  const universe = [...new Set([...stringsOf(input.available), ...must])];
   const wanted = Number.isFinite(input.size) ? Math.max(0, Math.floor(input.size)) : 0;
   const total = Math.max(must.size, Math.min(wanted, universe.length));
-  if (total === universe.length) return universe;
+  if (total === universe.length) return universe.sort(compareStrings);
   if (total === must.size) return [...must].sort(compareStrings);
 
-  const byKey = new Map<string, { nodes: number[]; devices: GroupDevice[] }>();
+  const byKey = new Map<string, { nodes: readonly number[]; devices: GroupDevice[] }>();
   const unknown: GroupDevice[] = [];
   let knownCount = 0;
   let unknownMust = 0;
@@ -66,7 +67,7 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
       : [];
   if (knownTaken > 0) {
     const groups: NumaGroup[] = [...byKey.keys()].sort(compareStrings).map((key) => {
-      const group = byKey.get(key) as { nodes: number[]; devices: GroupDevice[] };
+      const group = byKey.get(key) as { nodes: readonly number[]; devices: GroupDevice[] };
       return {
         nodes: group.nodes,
         size: group.devices.length,

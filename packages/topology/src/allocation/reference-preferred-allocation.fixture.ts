@@ -31,7 +31,7 @@ export function referencePreferredAllocation(input: PreferredAllocationInput): s
   if (total === universe.length) return universe;
   if (total === must.size) return [...must].sort(compareStrings);
 
-  const byKey = new Map<string, { nodes: number[]; devices: TreeDevice[] }>();
+  const byKey = new Map<string, { nodes: readonly number[]; devices: TreeDevice[] }>();
   const unknown: TreeDevice[] = [];
   let knownCount = 0;
   let unknownMust = 0;
@@ -57,7 +57,7 @@ export function referencePreferredAllocation(input: PreferredAllocationInput): s
     unknownTaken > 0 ? solveTree(buildGroupTree(unknown, localityRankCost.unknown)).pick(unknownTaken) : [];
   if (knownTaken > 0) {
     const groups: NumaGroup[] = [...byKey.keys()].sort(compareStrings).map((key) => {
-      const group = byKey.get(key) as { nodes: number[]; devices: TreeDevice[] };
+      const group = byKey.get(key) as { nodes: readonly number[]; devices: TreeDevice[] };
       return {
         nodes: group.nodes,
         size: group.devices.length,
