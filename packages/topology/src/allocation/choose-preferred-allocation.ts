@@ -1,17 +1,18 @@
 import type { DeviceLocality, PreferredAllocationInput } from './allocation-types';
 import { numaDistanceSum } from './allocation-cost';
 import { compareStrings } from './compare-strings';
-import { type CostCurve, mergeCurves, mergeWork } from './cost-curve';
+import { type CostCurve, type MergeBudget, mergeWithin } from './cost-curve';
 import { type GroupDevice, localityCurve } from './locality-curve';
 import { cleanNumaNodes, cleanPciePath, localityRankCost } from './locality-rank';
 
 /** Above this many candidate NUMA node sets of one size, the search keeps the best found so far. */
 const maxNodeSetsPerSize = 4096;
 /**
- * Inner steps (see `mergeWork`) the exact merges of NUMA groups may take per set size, about 10 ms; sets beyond
- * it merge coarse (every NUMA group full or at its must-include count but one).
+ * Inner steps (see `mergeWork`) exact merges may take in one call, about 15 ms on a loaded 2-core machine; a
+ * merge beyond what is left runs coarse (every child full or at its must-include count but one). Small and
+ * medium machines never reach it; the bench's questions at 10,000 candidates answer the same as exactly.
  */
-const exactMergeBudget = 3_000_000;
+const exactMergeBudget = 4_000_000;
 
 interface NumaGroup {
   readonly nodes: readonly number[];
@@ -28,7 +29,8 @@ interface NumaGroup {
  *
  * NUMA node sets are tried smallest first (then by distance); inside one, the cheapest devices come from the cost
  * curves of `localityCurve`, whose work grows with the PCIe groups (root ports, switches, PFs) and the device
- * counts their fills reach, not with device pairs.
+ * counts their fills reach, not with device pairs. Exact within a work budget per call (`exactMergeBudget`);
+ * merges beyond it are coarse (see `MergeOptions.coarse`): valid answers, possibly not the cheapest.
  */
 export function choosePreferredAllocation(input: PreferredAllocationInput): string[] {
   const must = new Set(stringsOf(input.mustInclude));
@@ -59,11 +61,12 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
     else byKey.set(key, { nodes, devices: [device] });
   }
 
+  const budget: MergeBudget = { left: exactMergeBudget };
   const unknownTaken = Math.max(unknownMust, total - knownCount);
   const knownTaken = total - unknownTaken;
   const picked =
     unknownTaken > 0
-      ? localityCurve(unknown, localityRankCost.unknown, unknownTaken).pick(unknownTaken, true)
+      ? localityCurve(unknown, localityRankCost.unknown, unknownTaken, budget).pick(unknownTaken, true)
       : [];
   if (knownTaken > 0) {
     const groups: NumaGroup[] = [...byKey.keys()].sort(compareStrings).map((key) => {
@@ -72,10 +75,10 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
         nodes: group.nodes,
         size: group.devices.length,
         hasMust: group.devices.some((d) => d.mustInclude),
-        curve: localityCurve(group.devices, localityRankCost['same-numa-node'], knownTaken),
+        curve: localityCurve(group.devices, localityRankCost['same-numa-node'], knownTaken, budget),
       };
     });
-    picked.push(...chooseKnown(groups, knownTaken, input.distances));
+    picked.push(...chooseKnown(groups, knownTaken, input.distances, budget));
   }
   return picked.sort(compareStrings);
 }
@@ -85,6 +88,7 @@ function chooseKnown(
   groups: readonly NumaGroup[],
   count: number,
   distances: PreferredAllocationInput['distances'],
+  budget: MergeBudget,
 ): string[] {
   const mustNodes = new Set<number>();
   const allNodes = new Set<number>();
@@ -98,7 +102,6 @@ function chooseKnown(
   for (let extra = 0; extra <= optional.length; extra++) {
     let best: { distance: number; pcie: number; curve: CostCurve } | undefined;
     let tried = 0;
-    let budget = exactMergeBudget;
     for (const combination of combinations(optional, extra)) {
       const nodeSet = new Set([...mustNodes, ...combination]);
       const inside = groups.filter((g) => g.nodes.every((n) => nodeSet.has(n)));
@@ -111,15 +114,10 @@ function chooseKnown(
       );
       if (!best || distance <= best.distance) {
         const curves = inside.map((g) => g.curve);
-        const work = curves.length === 1 ? 0 : mergeWork(curves, count, count);
-        budget -= work;
         const curve =
           curves.length === 1
             ? (curves[0] as CostCurve)
-            : mergeCurves(curves, localityRankCost['other-numa-node'], count, {
-                target: count,
-                coarse: budget < 0,
-              });
+            : mergeWithin(budget, curves, localityRankCost['other-numa-node'], count, count);
         const pcie = curve.any[count] ?? Infinity;
         if (!best || distance < best.distance || pcie < best.pcie) best = { distance, pcie, curve };
       }

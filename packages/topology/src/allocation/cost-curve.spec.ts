@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { type Bucket, bucketRunCurve, type CostCurve, mergeCurves, mergeWork } from './cost-curve';
+import {
+  type Bucket,
+  bucketRunCurve,
+  type CostCurve,
+  mergeCurves,
+  mergeWithin,
+  mergeWork,
+} from './cost-curve';
 
 /** Buckets under one parent (cost 3), each pair inside a bucket at 1 or 2; the IDs say their bucket. */
 const bucketsArb: fc.Arbitrary<Bucket[]> = fc
@@ -148,5 +155,12 @@ describe('cost curves', () => {
     const coarse = mergeCurves(ports, 4, 9, { target: 8, coarse: true });
     expect(exact.pick(8, true).sort()).toEqual(['pa', 'pb', 'pc', 'pd', 'qa', 'qb', 'qc', 'qd']);
     expect([exact.any[8], coarse.any[8]]).toEqual([76, 77]);
+    // Within a budget the merge is exact and charged; beyond what is left, coarse and free.
+    const work = mergeWork(ports, 9, 8);
+    const budget = { left: work };
+    expect(mergeWithin(budget, ports, 4, 9, 8).any[8]).toBe(76);
+    expect(budget.left).toBe(0);
+    expect(mergeWithin(budget, ports, 4, 9, 8).any[8]).toBe(77);
+    expect(budget.left).toBe(0);
   });
 });

@@ -214,20 +214,43 @@ function lowerBound(values: Int32Array, min: number): number {
 }
 
 /**
- * An upper bound of the inner steps `mergeCurves` takes with `target` (exact, not coarse): per child, the
+ * An upper bound of the inner steps an exact `mergeCurves` takes (with `target` when given): per child, the
  * prefix's counts times the child's clean counts and width.
  */
-export function mergeWork(children: readonly CostCurve[], cap: number, target: number): number {
+export function mergeWork(children: readonly CostCurve[], cap: number, target?: number): number {
   const { restLo, restHi } = rests(children);
   let lo = 0;
   let hi = 0;
   let work = 0;
   children.forEach((child, i) => {
     work += (hi - lo + 1) * (child.cleanAt.length + child.hi - child.lo + 1);
-    lo = Math.max(lo + child.lo, target - (restHi[i + 1] as number));
-    hi = Math.min(hi + child.hi, cap, target - (restLo[i + 1] as number));
+    lo += child.lo;
+    hi = Math.min(hi + child.hi, cap);
+    if (target !== undefined) {
+      lo = Math.max(lo, target - (restHi[i + 1] as number));
+      hi = Math.min(hi, target - (restLo[i + 1] as number));
+    }
   });
   return work;
+}
+
+/** The inner steps exact merges may still take in one call; a merge that would take more runs coarse. */
+export interface MergeBudget {
+  left: number;
+}
+
+/** Merges exactly while `budget` allows (and charges it), else coarse; see {@link MergeOptions}. */
+export function mergeWithin(
+  budget: MergeBudget,
+  children: readonly CostCurve[],
+  pairCost: number,
+  cap: number,
+  target?: number,
+): CostCurve {
+  const work = mergeWork(children, cap, target);
+  const coarse = work > budget.left;
+  if (!coarse) budget.left -= work;
+  return mergeCurves(children, pairCost, cap, { ...(target !== undefined ? { target } : {}), coarse });
 }
 
 /** The devices the children after each index hold at least (restLo) and at most (restHi). */

@@ -1,5 +1,5 @@
 import { compareStrings } from './compare-strings';
-import { type Bucket, bucketRunCurve, type CostCurve, mergeCurves } from './cost-curve';
+import { type Bucket, bucketRunCurve, type CostCurve, type MergeBudget, mergeWithin } from './cost-curve';
 import { localityRankCost } from './locality-rank';
 
 /** A device of one NUMA affinity group, as the locality curve takes it. */
@@ -14,12 +14,13 @@ export interface GroupDevice {
  * root ports (2) → second bridges (1: every pair below one costs the same). Devices on the group or a root port
  * itself form one bucket there; neighbouring buckets of one shape are solved together in closed form, and a
  * node with one child is that child. Work grows with the buckets and the counts their fills reach, not with
- * device pairs.
+ * device pairs; a merge beyond what is left of `budget` runs coarse.
  */
 export function localityCurve(
   devices: readonly GroupDevice[],
   groupPairCost: number,
   cap: number,
+  budget: MergeBudget,
 ): CostCurve {
   const direct: GroupDevice[] = [];
   const byPort = new Map<string, GroupDevice[]>();
@@ -43,9 +44,9 @@ export function localityCurve(
     for (const second of [...bySecond.keys()].sort(compareStrings)) {
       portChildren.push(bucketOf(bySecond.get(second) as GroupDevice[], localityRankCost['same-switch']));
     }
-    children.push(solveLevel(portChildren, localityRankCost['same-root-port'], cap));
+    children.push(solveLevel(portChildren, localityRankCost['same-root-port'], cap, budget));
   }
-  const solved = solveLevel(children, groupPairCost, cap);
+  const solved = solveLevel(children, groupPairCost, cap, budget);
   return isBucket(solved) ? bucketRunCurve([solved], groupPairCost, cap) : solved;
 }
 
@@ -57,6 +58,7 @@ function solveLevel(
   children: readonly (Bucket | CostCurve)[],
   pairCost: number,
   cap: number,
+  budget: MergeBudget,
 ): Bucket | CostCurve {
   if (children.length === 1) return children[0] as Bucket | CostCurve;
   const curves: CostCurve[] = [];
@@ -76,7 +78,7 @@ function solveLevel(
     }
   }
   closeRun();
-  return curves.length === 1 ? (curves[0] as CostCurve) : mergeCurves(curves, pairCost, cap);
+  return curves.length === 1 ? (curves[0] as CostCurve) : mergeWithin(budget, curves, pairCost, cap);
 }
 
 /** Buckets of one shape have one curve: pair cost (moot for a single device), must-include count, size. */
