@@ -8,11 +8,11 @@ import { cleanNumaNodes, cleanPciePath, localityRankCost } from './locality-rank
 /** Above this many candidate NUMA node sets of one size, the search keeps the best found so far. */
 const maxNodeSetsPerSize = 4096;
 /**
- * Inner steps (see `mergeWork`) exact merges may take in one call, about 15 ms on a loaded 2-core machine; a
+ * Inner steps (see `mergeWork`) exact merges may take in one call, about 5 ms on a loaded 2-core machine; a
  * merge beyond what is left runs coarse (every child full or at its must-include count but one). Small and
  * medium machines never reach it; the bench's questions at 10,000 candidates answer the same as exactly.
  */
-const exactMergeBudget = 4_000_000;
+const exactMergeBudget = 3_000_000;
 
 interface NumaGroup {
   readonly nodes: readonly number[];
@@ -38,8 +38,9 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
   const universe = [...new Set([...stringsOf(input.available), ...must])];
   const wanted = Number.isFinite(input.size) ? Math.max(0, Math.floor(input.size)) : 0;
   const total = Math.max(must.size, Math.min(wanted, universe.length));
-  if (total === universe.length) return universe.sort(compareStrings);
-  if (total === must.size) return [...must].sort(compareStrings);
+  // sort() without a comparator orders strings by UTF-16 code units, as compareStrings does, natively.
+  if (total === universe.length) return universe.sort();
+  if (total === must.size) return [...must].sort();
 
   const byKey = new Map<string, { nodes: readonly number[]; devices: GroupDevice[] }>();
   const unknown: GroupDevice[] = [];
@@ -80,7 +81,7 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
     });
     picked.push(...chooseKnown(groups, knownTaken, input.distances, budget));
   }
-  return picked.sort(compareStrings);
+  return picked.sort();
 }
 
 /** Finds the smallest NUMA node set that can hold `count` devices, then the closest one, then the best devices in it. */
