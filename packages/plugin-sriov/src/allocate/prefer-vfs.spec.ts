@@ -106,23 +106,17 @@ describe('preferVfs: properties', () => {
 
   it('answers exactly the wanted number of distinct available VFs with every must-include one, both policies', () => {
     fc.assert(
-      fc.property(
-        poolArb,
-        fc.nat(35),
-        fc.array(fc.nat(29), { maxLength: 3 }),
-        fc.constantFrom('pack' as const, 'spread' as const),
-        (available, size, mustAt) => {
-          const ids = available.map((vf) => vf.id);
-          const mustInclude = [...new Set(mustAt.filter((i) => i < ids.length).map((i) => ids[i] as string))];
-          for (const policy of ['pack', 'spread'] as const) {
-            const chosen = preferVfs({ available, mustInclude, size, policy });
-            expect(chosen).toHaveLength(Math.max(mustInclude.length, Math.min(size, ids.length)));
-            expect(new Set(chosen).size).toBe(chosen.length);
-            for (const id of chosen) expect(ids).toContain(id);
-            for (const id of mustInclude) expect(chosen).toContain(id);
-          }
-        },
-      ),
+      fc.property(poolArb, fc.nat(35), fc.array(fc.nat(29), { maxLength: 3 }), (available, size, mustAt) => {
+        const ids = available.map((vf) => vf.id);
+        const mustInclude = [...new Set(mustAt.filter((i) => i < ids.length).map((i) => ids[i] as string))];
+        for (const policy of ['pack', 'spread'] as const) {
+          const chosen = preferVfs({ available, mustInclude, size, policy });
+          expect(chosen).toHaveLength(Math.max(mustInclude.length, Math.min(size, ids.length)));
+          expect(new Set(chosen).size).toBe(chosen.length);
+          for (const id of chosen) expect(ids).toContain(id);
+          for (const id of mustInclude) expect(chosen).toContain(id);
+        }
+      }),
       { numRuns: 300 },
     );
   });
