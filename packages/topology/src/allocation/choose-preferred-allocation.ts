@@ -1,5 +1,7 @@
 import type { DeviceLocality, PreferredAllocationInput } from './allocation-types';
 import { numaDistanceSum } from './allocation-cost';
+import { combinations } from './node-set-combinations';
+import { stringsOf } from './strings-of';
 import { compareStrings } from './compare-strings';
 import { type CostCurve, type MergeBudget, mergeWithin } from './cost-curve';
 import { type GroupDevice, localityCurve } from './locality-curve';
@@ -127,22 +129,4 @@ function chooseKnown(
     if (best) return best.curve.pick(count, true);
   }
   throw new Error('choosePreferredAllocation: no NUMA node set holds the wanted devices');
-}
-
-/** All k-element combinations of `items`, in lexicographic order of positions. */
-function* combinations<T>(items: readonly T[], k: number): Generator<T[]> {
-  const positions = Array.from({ length: k }, (_, i) => i);
-  if (k > items.length) return;
-  for (;;) {
-    yield positions.map((p) => items[p] as T);
-    let i = k - 1;
-    while (i >= 0 && positions[i] === items.length - k + i) i--;
-    if (i < 0) return;
-    positions[i] = (positions[i] as number) + 1;
-    for (let j = i + 1; j < k; j++) positions[j] = (positions[j - 1] as number) + 1;
-  }
-}
-
-function stringsOf(values: readonly unknown[] | undefined): string[] {
-  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }
