@@ -125,12 +125,21 @@ async function measureFamily(
     });
 
     await sample(rows[2], async () => {
-      const republished = new Promise<void>((resolve) => {
+      // Republished when a publication leaves every slice of the pool stored again (a pass that met the wipe
+      // half-way creates the rest in the next one).
+      const complete = (): boolean => {
+        const stored = api.store.list('resourceslices').items as {
+          spec?: { pool?: { generation?: number } };
+        }[];
+        return stored.length === slices && new Set(stored.map((x) => x.spec?.pool?.generation)).size === 1;
+      };
+      const republished = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: not republished within 60 s`)), 60_000);
         const listener = (e: SlicePublisherEvent): void => {
-          if (e.type === 'published' && e.created === slices) {
-            listeners.delete(listener);
-            resolve();
-          }
+          if (e.type !== 'published' || !complete()) return;
+          clearTimeout(timer);
+          listeners.delete(listener);
+          resolve();
         };
         listeners.add(listener);
       });

@@ -98,8 +98,9 @@ export async function syncPool(
 const WRITES_IN_FLIGHT = 4;
 
 /**
- * Deletes the obsolete slices, then updates the matched ones and creates the rest, a few at a time; records each
- * written generation. A failed write fails the pool once every write in flight is done.
+ * Deletes the obsolete slices, updates the matched ones, creates the rest — each step a few writes at a time, and
+ * a failed write ends the pool (once the writes in flight are done) before the next step; records each written
+ * generation.
  */
 async function writePlan(
   context: PoolSyncContext,
@@ -123,19 +124,15 @@ async function writePlan(
   };
   const kind = { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice' };
   await forEachLimited(plan.obsolete, WRITES_IN_FLIGHT, (slice) => writer.remove(slice));
-  const writes = [
-    ...plan.toUpdate.map((i) => ({ i, update: true })),
-    ...plan.toCreate.map((i) => ({ i, update: false })),
-  ];
-  await forEachLimited(writes, WRITES_IN_FLIGHT, async ({ i, update }) => {
-    if (update) {
-      const current = plan.matched.get(i) as SliceObject;
-      const metadata = { ...current.metadata, ownerReferences };
-      await writer.update(current.metadata.name, { ...current, ...kind, metadata, spec: spec(i) });
-    } else {
-      const metadata = { generateName: context.generateName, ownerReferences };
-      await writer.create({ ...kind, metadata, spec: spec(i) });
-    }
+  await forEachLimited(plan.toUpdate, WRITES_IN_FLIGHT, async (i) => {
+    const current = plan.matched.get(i) as SliceObject;
+    const metadata = { ...current.metadata, ownerReferences };
+    await writer.update(current.metadata.name, { ...current, ...kind, metadata, spec: spec(i) });
+    wrote();
+  });
+  await forEachLimited(plan.toCreate, WRITES_IN_FLIGHT, async (i) => {
+    const metadata = { generateName: context.generateName, ownerReferences };
+    await writer.create({ ...kind, metadata, spec: spec(i) });
     wrote();
   });
 }
