@@ -63,6 +63,8 @@ interface Sample {
 
 interface Row {
   readonly case: string;
+  /** Whether issue 30's target applies: a publication of 2,048 devices, the API server's own deletes not in it. */
+  readonly targeted: boolean;
   /** The figure's name in the JSON output. */
   readonly metric: string;
   readonly devices: number;
@@ -77,8 +79,9 @@ async function measureFamily(
   keepGeneration: boolean,
 ): Promise<Row[]> {
   const family = `dra.publish.${pool}-${devices.length}`;
-  const row = (label: string, metric: string): Row => ({
+  const row = (label: string, metric: string, targeted = devices.length === 2048): Row => ({
     case: `${name}: ${label}`,
+    targeted,
     metric: `${family}.${metric}.p50`,
     devices: devices.length,
     slices: 0,
@@ -87,7 +90,8 @@ async function measureFamily(
   const rows: Row[] = [
     row('first publish', 'first'),
     row('one device changed', keepGeneration ? 'change-keep-generation' : 'change'),
-    row('republish after wipe', 'wipe'),
+    row('wipe + republish (the deletes included)', 'wipe', false),
+    row('republish after wipe (from its end)', 'republish'),
   ];
   for (let run = -WARMUP; run < RUNS; run++) {
     const api = await createApiServer({ nodes: [NODE] });
@@ -143,8 +147,10 @@ async function measureFamily(
         };
         listeners.add(listener);
       });
+      // The API server in this process deletes the slices (and sends the watch events) before this returns:
+      // the second figure starts there, where a publisher can first see the wipe.
       api.store.deleteCollection('resourceslices', { fieldSelector: `spec.nodeName=${NODE}` });
-      await republished;
+      await sample(rows[3], () => republished);
     });
     await publisher.stop();
     await api.close();
@@ -177,13 +183,14 @@ export async function runPublishBench(): Promise<{ text: string; figures: Record
       String(r.samples[0]?.writes ?? ''),
       p50.toFixed(1),
       Math.max(...r.samples.map((s) => s.ms)).toFixed(1),
-      verdict(p50, r.devices === 2048 ? TARGET_2048_MS : undefined),
+      verdict(p50, r.targeted ? TARGET_2048_MS : undefined),
     ];
   });
   const text = [
     `ResourceSlice publication against kubelet-sim's API server in this process (loopback HTTP), ${RUNS} runs each ` +
       `after ${WARMUP} warm-up, debounce ${DEBOUNCE_MS} ms`,
-    '(included in the change and wipe rows; the wipe row starts with the wipe and ends when every slice is created again).',
+    '(included in the change and wipe rows). A wipe row ends when every slice is created again; the first starts with',
+    "the wipe (kubelet-sim's store deleting the 16 or 4 slices in this process), the second once it is done.",
     '',
     formatTable(header, table),
   ].join('\n');
