@@ -13,6 +13,9 @@
 // Then NodeUnprepareResources of the N claims (timed too), so every round starts from an empty checkpoint.
 // As on a node, the checkpoint is on disk (the temporary directory) and the CDI specs on a tmpfs (/dev/shm, where
 // /var/run/cdi is one; `BENCH_CDI_PARENT=DIR` picks another). `BENCH_ROUNDS` (default 100; 20 short).
+// kubelet-sim's own state (its DRA manager checkpoint) goes there too: it writes it with synchronous renames, which
+// on a busy disk stall this whole process — the driver's socket included — for tens of ms; a real kubelet is
+// another process, whose disk waits never stop the driver's.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,6 +130,7 @@ async function startBench(): Promise<Bench> {
   ];
   for (const dir of [registry, plugins, root]) mkdirSync(dir);
   const cdi = mkdtempSync(join(CDI_PARENT, 'kdp-prepare-bench-cdi-'));
+  const kubelet = mkdtempSync(join(CDI_PARENT, 'kdp-prepare-bench-kubelet-'));
   const api = await createApiServer({ nodes: [NODE] });
   const kubeconfig = join(base, 'kubeconfig');
   writeFileSync(
@@ -140,7 +144,7 @@ async function startBench(): Promise<Bench> {
     { mode: 0o600 },
   );
   const sim = await createKubeletSim({
-    dir: join(base, 'kubelet'),
+    dir: kubelet,
     dra: { pluginsRegistryDir: registry, apiServer: { url: api.url }, nodeName: NODE },
   });
   const listeners = new Set<(e: DraServeModeEvent) => void>();
@@ -182,6 +186,7 @@ async function startBench(): Promise<Bench> {
       await api.close();
       rmSync(base, { recursive: true, force: true });
       rmSync(cdi, { recursive: true, force: true });
+      rmSync(kubelet, { recursive: true, force: true });
       if (code !== 0) throw new Error(`the plugin exited with ${code}:\n${run.stderr()}`);
     },
   };
@@ -326,8 +331,8 @@ export async function runPrepareBench(): Promise<{ text: string; figures: Record
   const text = [
     `NodePrepareResources of serve --mode dra, ${DEVICES} USB-like devices, one device per claim, ${ROUNDS} calls per ` +
       `row (after ${WARMUP} warm-up calls); kubelet-sim's API server and DRA side in the same process, loopback HTTP;`,
-    `checkpoint in ${tmpdir()}${isTmpfs(tmpdir()) ? ' (tmpfs)' : ''} (one directory fsync per call), CDI specs in ` +
-      `${CDI_PARENT}${isTmpfs(CDI_PARENT) ? ' (tmpfs)' : ''}.`,
+    `checkpoint in ${tmpdir()}${isTmpfs(tmpdir()) ? ' (tmpfs)' : ''} (one directory fsync per call), CDI specs and ` +
+      `kubelet-sim's state in ${CDI_PARENT}${isTmpfs(CDI_PARENT) ? ' (tmpfs)' : ''}.`,
     '',
     formatTable(header, rows),
   ].join('\n');
