@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@kdp/base';
 import type { CdiDevice } from '@kdp/core';
 import type { ClaimRef } from './check-allocation';
-import { sameState } from './same-state';
 import { createCheckpointLock } from './checkpoint-lock';
+import { replaceFile } from './replace-file';
+import { sameState } from './same-state';
+import { syncDirectory } from './sync-directory';
 import type { DeviceRequestAllocationResult } from './resource-claim';
 
 /** The checkpoint format version this code writes and reads. */
@@ -67,12 +68,24 @@ export interface Checkpoint {
   read(): Promise<Map<string, PreparedClaimRecord>>;
   /**
    * Read-modify-write under the lock: `change` gets the claims as they are on disk now and changes the map in
-   * place; it is written (temp file, fsync, rename; mode 0600) when a record was added, replaced or removed. A
-   * corrupt file is moved aside, and records of another boot are discarded, each reported to `onEvent`.
+   * place; it is written (temp file, rename; mode 0600) when a record was added, replaced or removed, and made
+   * durable (one fsync of the directory) unless `durable` is false. A corrupt file is moved aside, and records of
+   * another boot are discarded, each reported to `onEvent`.
    */
   update<T>(
     change: (claims: Map<string, PreparedClaimRecord>) => T | Promise<T>,
+    options?: CheckpointUpdateOptions,
   ): Promise<{ readonly result: T; readonly claims: ReadonlyMap<string, PreparedClaimRecord> }>;
+}
+
+/** Options of {@link Checkpoint.update}. */
+export interface CheckpointUpdateOptions {
+  /**
+   * Whether the written file must be on disk when the update resolves (default true). False for a step that a
+   * durable write of the same call follows: the process dying loses nothing either way (the page cache holds the
+   * rename), and what a crash of the node loses is discarded at the next boot anyway.
+   */
+  readonly durable?: boolean | undefined;
 }
 
 /** Options for {@link createCheckpoint}. */
@@ -93,6 +106,8 @@ export interface CheckpointOptions {
   readonly onEvent?: ((event: CheckpointEvent) => void) | undefined;
   /** Told when a stale lock of a dead instance was taken over. */
   readonly onLockTakeover?: ((owner: string, ageMs: number) => void) | undefined;
+  /** Makes the renames in a directory durable; default `syncDirectory` (its fsync). Tests count the calls. */
+  readonly syncDirectory?: ((dir: string) => Promise<void>) | undefined;
 }
 
 interface CheckpointFile {
@@ -127,14 +142,28 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
     ...options.lock,
     onTakeover: options.onLockTakeover,
   });
+  const sync = options.syncDirectory ?? syncDirectory;
   let bootId: string | undefined;
   const currentBootId = async (): Promise<string> => (bootId ??= await readBootId(options.procRoot));
 
-  const write = async (claims: ReadonlyMap<string, PreparedClaimRecord>): Promise<void> => {
+  /**
+   * One write: a temporary file renamed over the checkpoint, then — when `durable` — one fsync of the directory,
+   * which makes the rename durable. The file itself is not fsynced, on purpose. A process that dies loses nothing
+   * that was renamed (the page cache has it); only a crash of the node can lose data not synced, and after one the
+   * boot ID has changed and every record of the previous boot is discarded anyway (`readLocked`). What remains is
+   * a file whose new name reached the disk before its data: on ext4 (data=ordered, auto_da_alloc, the defaults)
+   * and btrfs the commit the directory fsync forces writes the data of a file renamed over another first; elsewhere
+   * the file reads as corrupt (not JSON, or its checksum fails), is moved aside, and the driver starts with no
+   * claims, which the kubelet prepares again. So no lost write is ever read as records, and a second fsync per
+   * write would buy nothing. The directory fsync is what makes the state on disk the one the kubelet was told
+   * when the boot ID cannot be read (then records outlive a reboot).
+   */
+  const write = async (claims: ReadonlyMap<string, PreparedClaimRecord>, durable: boolean): Promise<void> => {
     const data = { bootId: await currentBootId(), claims: Object.fromEntries(claims) };
     const file: CheckpointFile = { version: CHECKPOINT_VERSION, checksum: checksum(data), data };
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await writeFileAtomic(path, `${JSON.stringify(file)}\n`, { mode: 0o600 });
+    await replaceFile(path, `${JSON.stringify(file)}\n`, 0o600);
+    if (durable) await sync(dir);
   };
 
   /** The file's text, or undefined when there is none. */
@@ -168,12 +197,12 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
     return { claims: new Map(), bootId: current, previousBootId: previous, dirty: true };
   };
 
-  const update: Checkpoint['update'] = (change) =>
+  const update: Checkpoint['update'] = (change, updateOptions) =>
     lock.run(async () => {
       const { claims, dirty } = await readLocked();
       const before = new Map(claims);
       const result = await change(claims);
-      if (dirty || !sameState(before, claims)) await write(claims);
+      if (dirty || !sameState(before, claims)) await write(claims, updateOptions?.durable !== false);
       return { result, claims };
     });
 
@@ -183,7 +212,7 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
     load: () =>
       lock.run(async () => {
         const { dirty, ...loaded } = await readLocked();
-        if (dirty) await write(loaded.claims);
+        if (dirty) await write(loaded.claims, true);
         return loaded;
       }),
     async read() {

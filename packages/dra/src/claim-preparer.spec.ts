@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createCheckpoint } from './checkpoint';
+import { syncDirectory } from './sync-directory';
 import { createClaimPreparer, type ClaimPreparer, type DraDriver } from './claim-preparer';
 import { allocatedClaim, createFakeClaimReader, createTestDirs } from './dra-test.fixture';
 
@@ -6,6 +8,10 @@ describe('createClaimPreparer', () => {
   let dirs: ReturnType<typeof createTestDirs>;
   beforeEach(() => (dirs = createTestDirs()));
   afterEach(() => dirs.remove());
+
+  /** The directory syncs of the checkpoint, with what the checkpoint held at each. */
+  let syncs: string[];
+  beforeEach(() => (syncs = []));
 
   function setup(driver: DraDriver): {
     preparer: ClaimPreparer;
@@ -20,7 +26,19 @@ describe('createClaimPreparer', () => {
       nodeName: 'node-1',
       driver,
       claims: reader,
-      checkpoint: createCheckpoint({ dir: dirs.plugins, procRoot: dirs.proc }),
+      checkpoint: createCheckpoint({
+        dir: dirs.plugins,
+        procRoot: dirs.proc,
+        async syncDirectory(dir) {
+          const { claims } = JSON.parse(readFileSync(`${dir}/checkpoint.json`, 'utf8')).data;
+          syncs.push(
+            Object.entries(claims)
+              .map(([uid, c]) => `${uid}:${(c as { state: string }).state}`)
+              .join(','),
+          );
+          await syncDirectory(dir);
+        },
+      }),
       cdi: { dir: dirs.cdi },
     });
     return { preparer, reader };
@@ -81,5 +99,21 @@ describe('createClaimPreparer', () => {
     await preparer.load();
     const outcomes = await preparer.prepare([{ namespace: '', name: 'a', uid: 'uid-a' }]);
     expect(outcomes.get('uid-a')?.error).toMatch(/claim namespace is empty/);
+  });
+
+  it('makes one durable write per call for all its claims, none for claims answered from the checkpoint', async () => {
+    const { preparer, reader } = setup(plain);
+    await preparer.load();
+    const a = { namespace: 'default', name: 'a', uid: 'uid-a' };
+    const b = { namespace: 'default', name: 'b', uid: 'uid-b' };
+    const first = await preparer.prepare([a, b]);
+    expect([...first.values()].map((o) => o.error)).toEqual([undefined, undefined]);
+    // The PrepareStarted records are renamed into place but not synced; the completed ones are, once.
+    expect(syncs).toEqual(['uid-a:PrepareCompleted,uid-b:PrepareCompleted']);
+    expect(await preparer.prepare([b, a])).toEqual(first);
+    expect(syncs).toHaveLength(1);
+    expect(reader.calls).toEqual(['default/a', 'default/b']);
+    expect([...(await preparer.unprepare([a, b])).values()]).toEqual(['', '']);
+    expect(syncs).toEqual(['uid-a:PrepareCompleted,uid-b:PrepareCompleted', '']);
   });
 });

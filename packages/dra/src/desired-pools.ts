@@ -1,11 +1,11 @@
 import { messageOf } from './message-of';
-import { deviceKey, splitPool, type ApiDevice, type SliceDevice, type SlicePools } from './pool-slices';
+import { splitPool, type ApiDevice, type SliceDevice, type SlicePools } from './pool-slices';
 
 /** One pool of the device model, cut into slices. */
 export interface DesiredPool {
   readonly slices: readonly ApiDevice[][];
-  /** The device keys of each slice, to compare with what is stored. */
-  readonly keys: readonly string[][];
+  /** The JSON text of each slice's devices, as written: what is stored reads the same unless it differs. */
+  readonly texts: readonly string[];
   /** The whole pool's content, to recognise it again after a 422. */
   readonly key: string;
 }
@@ -21,8 +21,8 @@ export function toDesiredPools(pools: SlicePools, maxPerSlice: number): Map<stri
     } catch (error) {
       throw new Error(`pool ${pool}: ${messageOf(error)}`);
     }
-    const keys = slices.map((slice) => slice.map(deviceKey));
-    result.set(pool, { slices, keys, key: keys.map((k) => k.join('\n')).join('\n--\n') });
+    const texts = slices.map((slice) => JSON.stringify(slice));
+    result.set(pool, { slices, texts, key: texts.join('\n') });
   }
   return result;
 }

@@ -9,8 +9,8 @@ import {
   type ServeModeContext,
 } from '@kdp/core/plugin';
 import type { DraServeModeEvent } from './dra-serve-mode-event';
+import type { DraMetrics } from './dra-metrics';
 import { createPluginDriver, type PluginDriver } from './plugin-driver';
-import { createDraMetrics } from './dra-metrics';
 import { loadKubeAccess } from './load-kube-access';
 import { DRA_PLUGINS_DIR } from './socket-names';
 
@@ -73,6 +73,15 @@ export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode
   return mode;
 }
 
+/**
+ * The DRA metrics in the process's registry. Required here rather than imported: a process that serves no
+ * /metrics (no `--metrics-address`) never loads them, nor prom-client for them.
+ */
+function loadDraMetrics(context: ServeModeContext<typeof DRA_FLAGS>): DraMetrics {
+  const { createDraMetrics } = require('./dra-metrics') as typeof import('./dra-metrics');
+  return createDraMetrics({ registry: context.metrics.registry, clock: context.clock });
+}
+
 async function createBackend(
   context: ServeModeContext<typeof DRA_FLAGS>,
   options: DraServeModeOptions,
@@ -89,9 +98,9 @@ async function createBackend(
       throw new UsageError(messageOf(error));
     }
   }
-  const metrics = createDraMetrics({ registry: context.metrics.registry, clock: context.clock });
+  const metrics = common.metricsAddress !== undefined ? loadDraMetrics(context) : undefined;
   const onEvent = (event: DraServeModeEvent): void => {
-    metrics.record(event);
+    metrics?.record(event);
     options.onEvent?.(event);
   };
   const drivers = new Map<AnyPluginDefinition, PluginDriver>();

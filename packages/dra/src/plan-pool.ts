@@ -44,16 +44,10 @@ export function planPool(input: PoolPlanInput): PoolPlan {
   for (const slice of existing) generation = Math.max(generation, slice.spec.pool?.generation ?? 0);
 
   const { matched, obsolete } = matchSlices(existing, want);
-  const differs = (i: number, slice: SliceObject): boolean => {
-    const devices = slice.spec.devices ?? [];
-    const keys = want.keys[i] ?? [];
-    return (
-      devices.length !== keys.length ||
-      devices.some((d, j) => deviceKey(d) !== keys[j]) ||
-      slice.spec.pool?.resourceSliceCount !== count ||
-      !(slice.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node' && o.uid === nodeUid)
-    );
-  };
+  const differs = (i: number, slice: SliceObject): boolean =>
+    !sameDevices(slice, want.texts[i], want.slices[i] ?? []) ||
+    slice.spec.pool?.resourceSliceCount !== count ||
+    !(slice.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node' && o.uid === nodeUid);
   const changed = [...matched].filter(([i, slice]) => differs(i, slice)).map(([i]) => i);
   const stale = [...matched]
     .filter(([, slice]) => slice.spec.pool?.generation !== generation)
@@ -72,6 +66,25 @@ export function planPool(input: PoolPlanInput): PoolPlan {
     toCreate,
     upToDate: false,
   };
+}
+
+const textOfStored = new WeakMap<SliceObject, string>();
+
+/**
+ * Whether a stored slice holds the devices wanted (`text` is their JSON text, as written). An API server gives
+ * back what it was sent, so the texts are compared first, once per slice object (the cache holds each answer as
+ * one object, never changed); only a slice whose text differs is compared device by device ({@link deviceKey}:
+ * key order, empty fields and the spelling of quantities do not count).
+ */
+function sameDevices(slice: SliceObject, text: string | undefined, want: readonly unknown[]): boolean {
+  const devices = slice.spec.devices ?? [];
+  let stored = textOfStored.get(slice);
+  if (stored === undefined) {
+    stored = JSON.stringify(devices);
+    textOfStored.set(slice, stored);
+  }
+  if (stored === text) return true;
+  return devices.length === want.length && devices.every((d, j) => deviceKey(d) === deviceKey(want[j]));
 }
 
 /** Pairs stored slices with desired ones: by first device, then the rest in order; what is left is obsolete. */

@@ -58,42 +58,56 @@ const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0
 
 /** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones) and capacities, keys sorted. */
 export function toApiDevice(device: SliceDevice): ApiDevice {
+  const given = device.attributes ?? {};
+  const names = Object.keys(given);
+  // The standard attributes win over a plugin's attribute of the same name.
+  if (device.pciBusId !== undefined && !(PCI_BUS_ID_ATTRIBUTE in given)) names.push(PCI_BUS_ID_ATTRIBUTE);
+  if (device.pcieRoot !== undefined && !(PCIE_ROOT_ATTRIBUTE in given)) names.push(PCIE_ROOT_ATTRIBUTE);
   const attributes: Record<string, ApiDeviceAttribute> = {};
-  const given: [string, ApiDeviceAttribute][] = Object.entries(device.attributes ?? {}).map(
-    ([name, value]) => [name, toAttribute(device.name, name, value)],
-  );
-  if (device.pciBusId !== undefined) given.push([PCI_BUS_ID_ATTRIBUTE, { string: device.pciBusId }]);
-  if (device.pcieRoot !== undefined) given.push([PCIE_ROOT_ATTRIBUTE, { string: device.pcieRoot }]);
-  for (const [name, value] of given.sort(([a], [b]) => byCodeUnit(a, b))) attributes[name] = value;
+  for (const name of names.sort(byCodeUnit)) {
+    let value = given[name] as SliceAttributeValue;
+    if (name === PCI_BUS_ID_ATTRIBUTE) value = device.pciBusId ?? value;
+    else if (name === PCIE_ROOT_ATTRIBUTE) value = device.pcieRoot ?? value;
+    attributes[name] = toAttribute(device.name, name, value);
+  }
+  const capacities = device.capacity ?? {};
+  const capacityNames = Object.keys(capacities);
   const capacity: Record<string, { value: string }> = {};
-  for (const name of Object.keys(device.capacity ?? {}).sort(byCodeUnit))
-    capacity[name] = { value: String(device.capacity?.[name]) };
+  for (const name of capacityNames.sort(byCodeUnit)) capacity[name] = { value: String(capacities[name]) };
   return {
     name: device.name,
-    ...(given.length > 0 ? { attributes } : {}),
-    ...(Object.keys(capacity).length > 0 ? { capacity } : {}),
+    ...(names.length > 0 ? { attributes } : {}),
+    ...(capacityNames.length > 0 ? { capacity } : {}),
   };
 }
 
 const chunkRe = /(\d+)|(\D+)/g;
 
-/** Orders device names naturally (`vf2` before `vf10`), then by code unit: the order does not depend on the locale. */
-export function compareDeviceNames(a: string, b: string): number {
-  const x = a.match(chunkRe) ?? [];
-  const y = b.match(chunkRe) ?? [];
+/** A device name cut into its runs of digits and of other characters, for {@link compareNameChunks}. */
+function nameChunks(name: string): readonly string[] {
+  return name.match(chunkRe) ?? [];
+}
+
+const isDigit = (text: string): boolean => text.charCodeAt(0) >= 48 && text.charCodeAt(0) <= 57;
+
+/** {@link compareDeviceNames} of two names already cut by {@link nameChunks}. */
+function compareNameChunks(a: string, x: readonly string[], b: string, y: readonly string[]): number {
   for (let i = 0; i < Math.min(x.length, y.length); i++) {
     const p = x[i] as string;
     const q = y[i] as string;
     if (p === q) continue;
-    const pn = /^\d/.test(p);
-    const qn = /^\d/.test(q);
-    if (pn && qn) {
+    if (isDigit(p) && isDigit(q)) {
       const diff = Number(p) - Number(q);
       if (diff !== 0) return diff;
     }
     return byCodeUnit(p, q);
   }
   return x.length - y.length || byCodeUnit(a, b);
+}
+
+/** Orders device names naturally (`vf2` before `vf10`), then by code unit: the order does not depend on the locale. */
+export function compareDeviceNames(a: string, b: string): number {
+  return compareNameChunks(a, nameChunks(a), b, nameChunks(b));
 }
 
 /**
@@ -105,7 +119,11 @@ export function splitPool(
   devices: readonly SliceDevice[],
   max: number = MAX_DEVICES_PER_SLICE,
 ): ApiDevice[][] {
-  const sorted = devices.map(toApiDevice).sort((a, b) => compareDeviceNames(a.name, b.name));
+  // Each name is cut once, not at every comparison.
+  const sorted = devices
+    .map((device) => ({ device: toApiDevice(device), chunks: nameChunks(device.name) }))
+    .sort((a, b) => compareNameChunks(a.device.name, a.chunks, b.device.name, b.chunks))
+    .map((entry) => entry.device);
   for (let i = 1; i < sorted.length; i++)
     if (sorted[i]?.name === sorted[i - 1]?.name) throw new Error(`device ${sorted[i]?.name} is listed twice`);
   const slices: ApiDevice[][] = [];
