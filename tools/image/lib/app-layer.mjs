@@ -2,7 +2,7 @@
 // of the native addons it loads, under /app/node_modules, and the shared libraries those addons link; with
 // the SBOM components they come from (the plugin's package, the packages bundled into main.js, the addons).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { bundledPackages } from './bundle-inputs.mjs';
 import { debianLibraries } from './debian-libs.mjs';
 import { npmTarball } from './fetch-verified.mjs';
@@ -57,6 +57,7 @@ function bundleComponents({ root, packageLock, source, bundle, projectDir }) {
   const { npm, workspace } = bundledPackages({
     root,
     bundlePath: bundle,
+    metaPath: join(dirname(bundle), 'meta.json'),
     packageLock,
     entry: `${projectDir}/src/main.ts`,
   });

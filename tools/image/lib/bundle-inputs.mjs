@@ -1,14 +1,24 @@
-// What is inside a plugin's esbuild bundle: esbuild (not minifying) writes a `// <path>` line, relative to the
-// working directory (the workspace root), before the code of every input file it bundles. Those paths name the
-// npm packages (node_modules/…, versioned by package-lock.json) and the workspace packages (packages/…) in
-// /app/main.js. Every such path must belong to a locked npm package or a workspace package, or the build stops.
+// What is inside a plugin's esbuild bundle: the build writes esbuild's metafile (`--metafile`) beside the
+// (minified) bundle, whose output entry lists every input file with the bytes it put into the bundle, as paths
+// relative to the working directory (the workspace root). Those paths name the npm packages (node_modules/…,
+// versioned by package-lock.json) and the workspace packages (packages/…) in /app/main.js. Every such path
+// must belong to a locked npm package or a workspace package, or the build stops.
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
-/** The input files esbuild wrote into `bundleText`, as workspace-relative paths, sorted, without duplicates. */
-export function bundleInputs(bundleText) {
-  const lines = bundleText.match(/^\/\/ (?:node_modules|packages)\/\S+$/gm) ?? [];
-  return [...new Set(lines.map((line) => line.slice('// '.length)))].sort();
+/**
+ * The input files esbuild put code of into the bundle at `bundlePath` (workspace-relative under `root`),
+ * by the metafile `metaPath`: sorted workspace-relative paths. A metafile of another output is an error.
+ */
+export function bundleInputs({ root, bundlePath, metaPath }) {
+  if (!existsSync(metaPath)) throw new Error(`${metaPath} is missing: the build writes it with --metafile`);
+  const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
+  const output = meta.outputs?.[relative(root, bundlePath)];
+  if (output === undefined) throw new Error(`${metaPath}: no output ${relative(root, bundlePath)}`);
+  return Object.entries(output.inputs)
+    .filter(([, { bytesInOutput }]) => bytesInOutput > 0)
+    .map(([path]) => path)
+    .sort();
 }
 
 /** The package-lock.json key (`node_modules/a/node_modules/@b/c`) and name of the npm package holding `path`. */
@@ -24,17 +34,13 @@ function npmPackageOf(path) {
 }
 
 /**
- * The packages inside the bundle at `bundlePath`: `npm` (name and package-lock.json entry, by lock key) and
- * `workspace` (workspace-relative directory and package.json). `entry` is the workspace-relative entry point
- * the bundle must contain (its absence means esbuild wrote no path comments, e.g. a minified bundle).
+ * The packages inside the bundle at `bundlePath`, by its metafile `metaPath`: `npm` (name and package-lock.json
+ * entry, by lock key) and `workspace` (workspace-relative directory and package.json). `entry` is the
+ * workspace-relative entry point the bundle must contain (else the metafile is of another build).
  */
-export function bundledPackages({ root, bundlePath, packageLock, entry }) {
-  const inputs = bundleInputs(readFileSync(bundlePath, 'utf8'));
-  if (!inputs.includes(entry)) {
-    throw new Error(
-      `${bundlePath}: no "// ${entry}" line; the SBOM needs esbuild's input path comments (an unminified bundle)`,
-    );
-  }
+export function bundledPackages({ root, bundlePath, metaPath, packageLock, entry }) {
+  const inputs = bundleInputs({ root, bundlePath, metaPath });
+  if (!inputs.includes(entry)) throw new Error(`${metaPath}: ${bundlePath} has no code of ${entry}`);
   const npm = new Map();
   const workspace = new Map();
   for (const input of inputs) {

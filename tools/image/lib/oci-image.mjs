@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { gzipSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 import { run } from './run-tool.mjs';
+import { nodeRuntimeEnv } from './node-runtime.mjs';
 
 /** Reads a JSON blob of the layout by digest. */
 export function readBlob(layout, digest) {
@@ -82,8 +83,7 @@ export async function addArchImage({ layout, tag, arch, cmd, created, labels, la
     '--config.env',
     // The anchors' commands (`nvidia-device-plugin`, `config-manager`, …) are links in these directories.
     'PATH=/nodejs/bin:/usr/local/bin:/usr/bin:/bin',
-    '--config.env',
-    'NODE_ENV=production',
+    ...nodeRuntimeEnv().flatMap((line) => ['--config.env', line]),
     '--config.entrypoint',
     '/nodejs/bin/node',
     '--config.entrypoint',

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import { parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, type ConfigIssue } from './config-error';
 import { formatConfigPath } from './format-config-path';
@@ -93,6 +93,8 @@ export function parseConfigText<S extends z.ZodType>(
   const warnings: ConfigIssue[] = [];
   let input: unknown;
   try {
+    // The YAML parser is loaded on this path only: a plugin without a configuration file never evaluates it.
+    const { parseDocument } = require('yaml') as typeof Yaml;
     const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
     if (doc.errors.length > 0) {
       throw new ConfigError(

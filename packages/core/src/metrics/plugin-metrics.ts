@@ -1,5 +1,6 @@
 import type { ProbeResult } from '@kdp/base';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRegistrationReadiness } from './registration-readiness';
 
 /** Options for {@link createPluginMetrics}. */
 export interface PluginMetricsOptions {
@@ -109,7 +110,7 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
     collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1000 });
 
   const knownDevices = new Map<string, Set<string>>();
-  const registeredState = new Map<string, boolean>();
+  const registeredState = createRegistrationReadiness();
   const reasons = new Map<string, Set<string>>();
 
   const setRegistered = (resource: string, value: boolean): void => {
@@ -170,16 +171,8 @@ export function createPluginMetrics(options: PluginMetricsOptions = {}): PluginM
       for (const health of ['Healthy', 'Unhealthy']) devices.remove({ resource, health });
       knownDevices.delete(resource);
       reasons.delete(resource);
-      registeredState.delete(resource);
+      registeredState.remove(resource);
     },
-    readiness() {
-      const waiting = [...registeredState]
-        .filter(([, ok]) => !ok)
-        .map(([resource]) => resource)
-        .sort();
-      return waiting.length === 0
-        ? { ok: true, message: 'ready' }
-        : { ok: false, message: `not registered: ${waiting.join(', ')}` };
-    },
+    readiness: () => registeredState.readiness(),
   };
 }

@@ -2,7 +2,8 @@ import type { Logger } from '@kdp/base';
 import type { LoadConfigOptions } from '../config/load-config';
 import { selectNodeConfig } from '../config/select-node-config';
 import { inClusterAccess, type KubeApiAccess } from '../kube/kube-api-access';
-import { createNodeLabelWatch, type NodeLabelWatch } from '../kube/node-label-watch';
+import type * as NodeLabelWatchModule from '../kube/node-label-watch';
+import type { NodeLabelWatch } from '../kube/node-label-watch';
 import type { CommonFlags } from './common-flags';
 import { UsageError } from './exit-code';
 
@@ -62,6 +63,8 @@ async function watchNodeLabels(options: NodeConfigSelectionOptions): Promise<Nod
         : 'the node name (--node-name or $NODE_NAME)';
     throw new UsageError(`--node-config-label ${common.nodeConfigLabel} needs ${missing}`);
   }
+  // The API client (http, https, tls) is loaded on this path only.
+  const { createNodeLabelWatch } = require('../kube/node-label-watch') as typeof NodeLabelWatchModule;
   const watch = createNodeLabelWatch({
     access,
     nodeName,

@@ -1,6 +1,8 @@
 import { createLogger, startProbeServer, systemClock, type Logger, type ProbeServer } from '@kdp/base';
 import { createHost } from '@kdp/topology';
-import { createPluginMetrics } from '../metrics/plugin-metrics';
+import type * as PluginMetricsModule from '../metrics/plugin-metrics';
+import type { PluginMetrics } from '../metrics/plugin-metrics';
+import { createUnservedPluginMetrics } from '../metrics/unserved-plugin-metrics';
 import type { Program } from './command-line';
 import type { CommonFlags } from './common-flags';
 import { ExitCode, UsageError } from './exit-code';
@@ -50,11 +52,7 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
   });
   const controller = new AbortController();
   const releaseSignals = handleSignals(io, logger, controller, options.onHangup);
-  const metrics = createPluginMetrics({
-    build: { plugin: program.binary, version: program.version },
-    // Process metrics only where someone can read them (their event-loop monitor has a cost of its own).
-    defaultMetrics: common.metricsAddress !== undefined,
-  });
+  const metrics = metricsOf(program, common);
   let probeServer: ProbeServer | undefined;
   return {
     logger,
@@ -78,6 +76,20 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
       releaseSignals();
     },
   };
+}
+
+/**
+ * The metric set: prom-client's, with the process metrics, where `--metrics-address` serves it; else one that
+ * keeps no series, so that prom-client is never loaded (nor its event-loop monitor run) where nobody reads it.
+ */
+function metricsOf(program: Program, common: CommonFlags): PluginMetrics {
+  if (common.metricsAddress === undefined) return createUnservedPluginMetrics();
+  // Loaded here only: the bundle evaluates prom-client's module on this path alone.
+  const { createPluginMetrics } = require('../metrics/plugin-metrics') as typeof PluginMetricsModule;
+  return createPluginMetrics({
+    build: { plugin: program.binary, version: program.version },
+    defaultMetrics: true,
+  });
 }
 
 async function openLog(program: Program, common: CommonFlags): Promise<LogFile | undefined> {
