@@ -12,9 +12,34 @@ export function unaryReply<T>(
   );
 }
 
-/** A signal that aborts when the kubelet cancels the call. */
-export function cancellationSignal(call: { on(event: 'cancelled', fn: () => void): unknown }): AbortSignal {
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
-  return controller.signal;
+/** A call's cancellation, as hooks see it. */
+export interface CallCancellation {
+  /** Aborts when the kubelet cancels the call. */
+  readonly signal: AbortSignal;
+}
+
+/** The part of a grpc-js server call that says whether, and tells when, the kubelet cancelled it. */
+export interface CancellableCall {
+  readonly cancelled?: boolean;
+  on(event: 'cancelled', fn: () => void): unknown;
+}
+
+/**
+ * The cancellation of a call, its signal made when first read: most hooks never read it, and an AbortSignal per
+ * call (and grpc-js's `cancelled` after every finished call aborting it, a DOMException each) is a good part of
+ * an Allocate's cost. A signal first read after the kubelet cancelled is aborted at once.
+ */
+export function callCancellation(call: CancellableCall): CallCancellation {
+  let controller: AbortController | undefined;
+  return {
+    get signal() {
+      if (controller === undefined) {
+        const made = new AbortController();
+        controller = made;
+        if (call.cancelled === true) made.abort();
+        else call.on('cancelled', () => made.abort());
+      }
+      return controller.signal;
+    },
+  };
 }
