@@ -95,8 +95,14 @@ async function main(): Promise<void> {
     {
       name: 'naive grpc-js plugin',
       resource: NAIVE,
-      child: spawnNode([naive.path, sim.dir, NAIVE, String(GPUS)]),
-      request: (i) => ({ containerRequests: [{ devicesIds: [`gpu-${i % GPUS}`] }] }),
+      // The same device IDs as the GPU plugin's, so requests and answers are alike in size.
+      child: spawnNode([
+        naive.path,
+        sim.dir,
+        NAIVE,
+        ...Array.from({ length: GPUS }, (_, i) => nvidiaServerUuid(i)),
+      ]),
+      request: (i) => ({ containerRequests: [{ devicesIds: [nvidiaServerUuid(i % GPUS)] }] }),
       times: [],
     },
     {

@@ -2,7 +2,8 @@
 // @grpc/grpc-js with @kdp/api's generated service and nothing of kdp's runtime. It serves `<resource>` with N
 // healthy devices `gpu-0`…, registers on kubelet.sock, and serves and registers again whenever kubelet.sock is
 // created anew (a kubelet restart deletes every plugin socket). Allocate answers each container request with
-// NVIDIA_VISIBLE_DEVICES and one device node per device. Usage: node naive-device-plugin.js DIR RESOURCE COUNT.
+// NVIDIA_VISIBLE_DEVICES and one device node per device (`/dev/nvidia<position>`).
+// Usage: node naive-device-plugin.js DIR RESOURCE ID…
 import { existsSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { credentials, Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
@@ -18,14 +19,11 @@ import {
   type ListAndWatchResponse,
 } from '@kdp/api';
 
-const [dir = '', resource = 'kdp.bench/naive-gpu', count = '8'] = process.argv.slice(2);
+const [dir = '', resource = 'kdp.bench/naive-gpu', ...ids] = process.argv.slice(2);
 const endpoint = 'naive-gpu.sock';
 const socket = join(dir, endpoint);
-const devices = Array.from({ length: Number(count) }, (_, i) => ({
-  ID: `gpu-${i}`,
-  health: Healthy,
-  topology: undefined,
-}));
+const devices = ids.map((ID) => ({ ID, health: Healthy, topology: undefined }));
+const nodes = new Map(ids.map((id, i) => [id, `/dev/nvidia${i}`]));
 const streams = new Set<ServerWritableStream<Empty, ListAndWatchResponse>>();
 
 const service: DevicePluginServer = {
@@ -44,7 +42,7 @@ const service: DevicePluginServer = {
         envs: { NVIDIA_VISIBLE_DEVICES: container.devicesIds.join(',') },
         mounts: [],
         devices: container.devicesIds.map((id) => {
-          const path = `/dev/nvidia${id.slice(4)}`;
+          const path = nodes.get(id) ?? '/dev/null';
           return { containerPath: path, hostPath: path, permissions: 'rw' };
         }),
         annotations: {},
