@@ -1,8 +1,8 @@
 // The reference of the Allocate benchmark: a device plugin as a minimal Go plugin is written, directly on
-// @grpc/grpc-js with @kdp/api's generated service and nothing of kdp's runtime. It serves `<resource>` with N
-// healthy devices `gpu-0`…, registers on kubelet.sock, and serves and registers again whenever kubelet.sock is
-// created anew (a kubelet restart deletes every plugin socket). Allocate answers each container request with
-// NVIDIA_VISIBLE_DEVICES and one device node per device (`/dev/nvidia<position>`).
+// @grpc/grpc-js with @kdp/api's generated service and nothing of kdp's runtime. It serves `<resource>` with the
+// device IDs it is given, all healthy, registers on kubelet.sock, and serves and registers again whenever
+// kubelet.sock is created anew (a kubelet restart deletes every plugin socket). Allocate answers each container
+// request with NVIDIA_VISIBLE_DEVICES and one device node per device (`/dev/nvidia<position>`).
 // Usage: node naive-device-plugin.js DIR RESOURCE ID…
 import { existsSync, watch } from 'node:fs';
 import { join } from 'node:path';
