@@ -5,6 +5,7 @@ import {
   type AllocateResponse,
   type ContainerAllocateResponse,
 } from '@kdp/api';
+import { createAllocateContext } from './allocate-context';
 import { defaultAllocation, toContainerAllocateResponse } from './container-allocation';
 import { describeIds } from './describe-ids';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
@@ -149,15 +150,7 @@ async function allocateContainer<P>(
   const resource = declaration.name;
   try {
     let allocation: ContainerAllocation = declaration.allocate
-      ? await declaration.allocate({
-          resource,
-          devices: chosen,
-          containerIndex,
-          // Made only when the hook reads it.
-          get signal() {
-            return cancellation.signal;
-          },
-        })
+      ? await declaration.allocate(createAllocateContext(resource, chosen, containerIndex, cancellation))
       : defaultAllocation(chosen);
     if (transform) allocation = await transform({ resource, devices: chosen, allocation });
     return toContainerAllocateResponse(allocation);

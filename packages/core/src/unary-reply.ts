@@ -30,16 +30,23 @@ export interface CancellableCall {
  * an Allocate's cost. A signal first read after the kubelet cancelled is aborted at once.
  */
 export function callCancellation(call: CancellableCall): CallCancellation {
-  let controller: AbortController | undefined;
-  return {
-    get signal() {
-      if (controller === undefined) {
-        const made = new AbortController();
-        controller = made;
-        if (call.cancelled === true) made.abort();
-        else call.on('cancelled', () => made.abort());
-      }
-      return controller.signal;
-    },
-  };
+  return new LazyCancellation(call);
+}
+
+/**
+ * A class, not an object literal with a getter: a literal's getter is a new closure each time, and with it each
+ * object gets a map of its own that holds the closure (and so the call and its stream) until the next full GC.
+ */
+class LazyCancellation implements CallCancellation {
+  #controller: AbortController | undefined;
+  constructor(private readonly call: CancellableCall) {}
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const made = new AbortController();
+      this.#controller = made;
+      if (this.call.cancelled === true) made.abort();
+      else this.call.on('cancelled', () => made.abort());
+    }
+    return this.#controller.signal;
+  }
 }
