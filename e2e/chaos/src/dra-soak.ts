@@ -12,8 +12,8 @@ import {
   publishedDevices,
   readCheckpoints,
 } from './dra-soak-cluster';
-import { runSoakCycles, type SoakStop } from './soak-cycles';
-import { startSoakPlugin, stopSoakPlugin, type SoakExit, type SoakPlugin } from './soak-plugin';
+import { runSoakSession, type SoakStop } from './soak-cycles';
+import { startSoakPlugin, type SoakExit, type SoakPlugin } from './soak-plugin';
 import { createSoakRandom, type SoakRandom } from './soak-random';
 
 /** What one DRA soak cycle does. */
@@ -311,45 +311,48 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
     return recover(from);
   };
 
-  let stoppedBy: SoakStop = 'count';
-  let finalExit: SoakExit | undefined;
-  try {
-    playground = await createDraPlayground({
-      pluginsRegistryDir: dirs.registry,
-      stateDir: dirs.state,
-      nodeName: NODE,
-      cdiDir: dirs.cdi,
-      devRoot: node.devRoot,
-      podSyncRetryMs: 100,
-    });
-    await writeKubeconfig(kubeconfig, {
-      server: playground.url,
-      token: playground.token,
-      caData: playground.caData,
-    });
-    playground.nodes[0]?.sim.events.on('event', (event: { type: string; driver?: string }) => {
-      if (event.type !== 'dra-registered' || event.driver === undefined) return;
-      registrations += 1;
-      registeredAt.set(event.driver, registrations);
-    });
-    createSoakClasses(playground);
-    driver = spawnDriver();
-    // Every device of the sample node, each in its driver's pool (a pool may be published in more than one write).
-    const total = node.expected.reduce((sum, e) => sum + e.devices, 0);
-    const all = (): boolean => {
-      if (playground === undefined) return false;
-      const counts = publishedDevices(playground, NODE);
-      return (
-        DRA_DRIVERS.every((d) => (counts.get(d) ?? 0) > 0) &&
-        [...counts.values()].reduce((a, b) => a + b, 0) === total
-      );
-    };
-    if (!(await until(all, 2 * bound)))
-      throw new Error(
-        `the drivers did not publish ${total} devices: ${JSON.stringify(Object.fromEntries(publishedDevices(playground, NODE)))}\n${driver.tail().slice(-10).join('\n')}`,
-      );
-    expected = publishedDevices(playground, NODE);
-    stoppedBy = await runSoakCycles(schedule, { started, maxMs: options.maxMs }, async (next, n) => {
+  const { stoppedBy, finalExit } = await runSoakSession({
+    schedule,
+    started,
+    maxMs: options.maxMs,
+    setup: async () => {
+      playground = await createDraPlayground({
+        pluginsRegistryDir: dirs.registry,
+        stateDir: dirs.state,
+        nodeName: NODE,
+        cdiDir: dirs.cdi,
+        devRoot: node.devRoot,
+        podSyncRetryMs: 100,
+      });
+      await writeKubeconfig(kubeconfig, {
+        server: playground.url,
+        token: playground.token,
+        caData: playground.caData,
+      });
+      playground.nodes[0]?.sim.events.on('event', (event: { type: string; driver?: string }) => {
+        if (event.type !== 'dra-registered' || event.driver === undefined) return;
+        registrations += 1;
+        registeredAt.set(event.driver, registrations);
+      });
+      createSoakClasses(playground);
+      driver = spawnDriver();
+      // Every device of the sample node, each in its driver's pool (a pool may be published in more than one write).
+      const total = node.expected.reduce((sum, e) => sum + e.devices, 0);
+      const all = (): boolean => {
+        if (playground === undefined) return false;
+        const counts = publishedDevices(playground, NODE);
+        return (
+          DRA_DRIVERS.every((d) => (counts.get(d) ?? 0) > 0) &&
+          [...counts.values()].reduce((a, b) => a + b, 0) === total
+        );
+      };
+      if (!(await until(all, 2 * bound)))
+        throw new Error(
+          `the drivers did not publish ${total} devices: ${JSON.stringify(Object.fromEntries(publishedDevices(playground, NODE)))}\n${driver.tail().slice(-10).join('\n')}`,
+        );
+      expected = publishedDevices(playground, NODE);
+    },
+    cycle: async (next, n) => {
       cycle = n;
       kind = next;
       const ok = await runCycle();
@@ -361,14 +364,17 @@ export async function runDraSoak(options: DraSoakOptions): Promise<DraSoakResult
         crashes: crashes.length,
       });
       return ok;
-    });
-  } finally {
-    const last = driver;
-    driver = undefined;
-    if (last !== undefined) finalExit = await stopSoakPlugin(last);
-    await playground?.close();
-    node.remove();
-  }
+    },
+    takeProcess: () => {
+      const last = driver;
+      driver = undefined;
+      return last;
+    },
+    teardown: async () => {
+      await playground?.close();
+      node.remove();
+    },
+  });
   return {
     seed: options.seed,
     requestedCycles: options.cycles,

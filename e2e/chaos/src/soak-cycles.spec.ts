@@ -1,4 +1,4 @@
-import { runSoakCycles } from './soak-cycles';
+import { runSoakCycles, runSoakSession } from './soak-cycles';
 
 describe('runSoakCycles', () => {
   const forever = { started: performance.now(), maxMs: 60_000 };
@@ -26,5 +26,40 @@ describe('runSoakCycles', () => {
       'time',
     );
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe('runSoakSession', () => {
+  const session = (log: string[], setup: () => Promise<void> = async () => undefined) => ({
+    schedule: ['a', 'b'],
+    started: performance.now(),
+    maxMs: 60_000,
+    setup,
+    cycle: async (kind: string) => {
+      log.push(`cycle ${kind}`);
+      return true;
+    },
+    takeProcess: () => {
+      log.push('take');
+      return undefined;
+    },
+    teardown: async () => {
+      log.push('teardown');
+    },
+  });
+
+  it('runs the cycles, then takes the process and tears down', async () => {
+    const log: string[] = [];
+    await expect(runSoakSession(session(log))).resolves.toEqual({ stoppedBy: 'count', finalExit: undefined });
+    expect(log).toEqual(['cycle a', 'cycle b', 'take', 'teardown']);
+  });
+
+  it('tears down after a failed setup and rethrows', async () => {
+    const log: string[] = [];
+    const failing = session(log, async () => {
+      throw new Error('no node');
+    });
+    await expect(runSoakSession(failing)).rejects.toThrow('no node');
+    expect(log).toEqual(['take', 'teardown']);
   });
 });

@@ -3,11 +3,10 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { allInOneServeArgs, createSampleNode, PLUGIN_NAMES, type PluginName } from '@kdp/demo';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { runSoakCycles, type SoakStop } from './soak-cycles';
+import { runSoakSession, type SoakStop } from './soak-cycles';
 import { unplugUsbDevice, type UnpluggedDevice } from './soak-hotplug';
 import {
   startSoakPlugin,
-  stopSoakPlugin,
   type ProcessUsage,
   type SoakExit,
   type SoakLogLine,
@@ -478,19 +477,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
   };
 
-  let stoppedBy: SoakStop = 'count';
-  let finalExit: SoakExit | undefined;
-  try {
-    sim = await createKubeletSim({ dir });
-    sim.events.on('registered', (event: { resource: string }) => {
-      registrations += 1;
-      registeredAt.set(event.resource, registrations);
-    });
-    plugin = spawnPlugin();
-    if (!(await until(complete, 2 * recoverTimeoutMs)))
-      throw new Error(`kdp-device-plugins did not register everything: ${describeState()}`);
-    await sample();
-    stoppedBy = await runSoakCycles(schedule, { started, maxMs: options.maxMs }, async (kind, n) => {
+  const { stoppedBy, finalExit } = await runSoakSession({
+    schedule,
+    started,
+    maxMs: options.maxMs,
+    setup: async () => {
+      sim = await createKubeletSim({ dir });
+      sim.events.on('registered', (event: { resource: string }) => {
+        registrations += 1;
+        registeredAt.set(event.resource, registrations);
+      });
+      plugin = spawnPlugin();
+      if (!(await until(complete, 2 * recoverTimeoutMs)))
+        throw new Error(`kdp-device-plugins did not register everything: ${describeState()}`);
+      await sample();
+    },
+    cycle: async (kind, n) => {
       cycle = n;
       const ok = await runCycle(kind);
       kinds[kind].count += 1;
@@ -505,14 +507,17 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
         crashes: crashes.length,
       });
       return ok;
-    });
-  } finally {
-    const last = plugin;
-    plugin = undefined;
-    if (last !== undefined) finalExit = await stopSoakPlugin(last);
-    await sim?.close();
-    node.remove();
-  }
+    },
+    takeProcess: () => {
+      const last = plugin;
+      plugin = undefined;
+      return last;
+    },
+    teardown: async () => {
+      await sim?.close();
+      node.remove();
+    },
+  });
   return {
     seed: options.seed,
     requestedCycles: options.cycles,

@@ -73,3 +73,12 @@ export * as draV1beta1 from './gen/dra/v1beta1/api';
 export * as draHealthV1alpha1 from './gen/dra-health/v1alpha1/api';
 /** DRA device health API v1 (proto package `v1`, the same as podresources'; `v1.DRAResourceHealth`). */
 export * as draHealthV1 from './gen/dra-health/v1/api';
+/** resource.k8s.io/v1beta1 request and slice-device shapes to and from v1's. */
+export {
+  deviceRequestFromV1beta1,
+  deviceRequestToV1beta1,
+  sliceDeviceFromV1beta1,
+  sliceDeviceToV1beta1,
+} from './resource-v1beta1-shapes';
+export { nodeSelectorMatches } from './node-selector-matches';
+export type { NodeSelectorLike, NodeSelectorRequirementLike } from './node-selector-matches';

@@ -1,10 +1,6 @@
+import { nodeSelectorMatches } from '@kdp/api';
 import { checkClaimConfig, type ConfigDecoder, type DriverConfig } from './claim-config';
-import type {
-  DeviceRequestAllocationResult,
-  NodeSelector,
-  NodeSelectorRequirement,
-  ResourceClaim,
-} from './resource-claim';
+import type { DeviceRequestAllocationResult, NodeSelector, ResourceClaim } from './resource-claim';
 
 /** The claim identity the kubelet sends in NodePrepareResources / NodeUnprepareResources. */
 export interface ClaimRef {
@@ -68,37 +64,5 @@ export function checkAllocation(
 }
 
 /** Whether a core/v1 NodeSelector selects this node (terms ORed, requirements ANDed). */
-export function selectsNode(selector: NodeSelector, node: NodeIdentity): boolean {
-  return selector.nodeSelectorTerms.some(
-    (term) =>
-      // An empty term selects nothing, as in Kubernetes.
-      (term.matchFields?.length ?? 0) + (term.matchExpressions?.length ?? 0) > 0 &&
-      (term.matchFields ?? []).every((r) =>
-        r.key === 'metadata.name' ? matches(r, node.nodeName) : false,
-      ) &&
-      (node.nodeLabels === undefined ||
-        (term.matchExpressions ?? []).every((r) => matches(r, node.nodeLabels?.[r.key]))),
-  );
-}
-
-function matches(requirement: NodeSelectorRequirement, value: string | undefined): boolean {
-  const values = requirement.values ?? [];
-  switch (requirement.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      const [bound] = values;
-      if (value === undefined || bound === undefined || !/^-?\d+$/.test(value)) return false;
-      return requirement.operator === 'Gt' ? Number(value) > Number(bound) : Number(value) < Number(bound);
-    }
-    default:
-      return false;
-  }
-}
+export const selectsNode = (selector: NodeSelector, node: NodeIdentity): boolean =>
+  nodeSelectorMatches(selector, { name: node.nodeName, labels: node.nodeLabels });

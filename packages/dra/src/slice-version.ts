@@ -1,3 +1,4 @@
+import { sliceDeviceFromV1beta1, sliceDeviceToV1beta1 } from '@kdp/api';
 import type { ResourceApiVersion } from './resource-api-discovery';
 import type { SliceObject } from './slice-object';
 
@@ -75,7 +76,7 @@ export function toVersionSlice<T extends SliceBody>(slice: T, version: ResourceA
     for (const field of Object.keys(rest))
       if (deviceFields !== undefined && !deviceFields.has(field))
         throw unsupported(`device ${String(name)}: ${field}`);
-    return version === 'v1beta1' ? { name, basic: rest } : device;
+    return version === 'v1beta1' ? sliceDeviceToV1beta1(device) : device;
   });
   return { ...slice, apiVersion, spec: { ...slice.spec, devices } };
 }
@@ -83,9 +84,6 @@ export function toVersionSlice<T extends SliceBody>(slice: T, version: ResourceA
 /** A ResourceSlice read in `version`, in the internal `resource.k8s.io/v1` shape (v1beta1's `basic` unwrapped). */
 export function fromVersionSlice(slice: SliceObject, version: ResourceApiVersion): SliceObject {
   if (version !== 'v1beta1') return slice;
-  const devices = (slice.spec.devices ?? []).map((device) => {
-    const { basic, ...rest } = device as Fields;
-    return typeof basic === 'object' && basic !== null ? { ...rest, ...(basic as Fields) } : device;
-  });
+  const devices: unknown[] = (slice.spec.devices ?? []).map(sliceDeviceFromV1beta1);
   return { ...slice, spec: { ...slice.spec, devices } };
 }

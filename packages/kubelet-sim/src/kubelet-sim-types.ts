@@ -57,6 +57,14 @@ export interface DraOptions {
   readonly podSyncRetryMs?: number;
   /** A pod failing again and again waits twice as long each time, up to this; default `podSyncRetryMs` (fixed). */
   readonly podSyncMaxRetryMs?: number;
+  /**
+   * The UIDs of the pods the kubelet runs (its pod manager's active pods), or undefined while it does not know them
+   * yet. With it the DRA manager reconciles as the kubelet's does: at start and every `reconcilePeriodMs`, the
+   * claims of pods no longer active are unprepared (a pod deleted while the kubelet was down).
+   */
+  readonly activePods?: () => ReadonlySet<string> | undefined;
+  /** Pause between two reconciliations; default 60 s, the kubelet's (real time). */
+  readonly reconcilePeriodMs?: number;
 }
 
 /** What the simulated kubelet knows about one resource. */

@@ -50,6 +50,8 @@ function draManagerFor(state: KubeletState): DraManager | undefined {
     ...(draOptions.podSyncMaxRetryMs === undefined
       ? {}
       : { podSyncMaxRetryMs: draOptions.podSyncMaxRetryMs }),
+    activePods: draOptions.activePods,
+    reconcilePeriodMs: draOptions.reconcilePeriodMs,
   });
 }
 

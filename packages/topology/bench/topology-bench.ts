@@ -1,37 +1,14 @@
-// Benchmarks of @kdp/topology, printed as a table: `npx nx run topology:bench`.
-// Not a test: the numbers depend on the machine; targets are in the README.
-import { performance } from 'node:perf_hooks';
+// Benchmarks of @kdp/topology, printed as a table with the target next to each figure: `npx nx run topology:bench`.
+// Not a test: the numbers depend on the machine. KDP_BENCH_SHORT=1: a few seconds; KDP_BENCH_JSON=FILE: the
+// figures as `{ "<case> p50": ms, "<case> p99": ms, ... }`.
 import { choosePreferredAllocation } from '../src/allocation/choose-preferred-allocation';
 import type { DeviceLocality, PreferredAllocationInput } from '../src/allocation/allocation-types';
 import { readNumaTopology } from '../src/numa/read-numa-topology';
 import { enumeratePciDevices } from '../src/pci/enumerate-pci-devices';
 import { createSysfs } from '../src/sysfs/create-sysfs';
 import { createSysfsFixture } from '../src/testing/sysfs-fixture';
-
-interface Row {
-  readonly case: string;
-  readonly runs: number;
-  readonly meanMs: number;
-  readonly p99Ms: number;
-}
-
-async function measure(name: string, runs: number, body: () => unknown): Promise<Row> {
-  for (let i = 0; i < Math.min(20, runs); i++) await body();
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await body();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  const mean = times.reduce((s, t) => s + t, 0) / runs;
-  return {
-    case: name,
-    runs,
-    meanMs: mean,
-    p99Ms: times[Math.min(runs - 1, Math.floor(runs * 0.99))] as number,
-  };
-}
+import { benchShort, type BenchRow, formatBenchRows, measureCalls, writeBenchJson } from './bench-report';
+import { scaleQuestion, scaleTopology } from './scale-topology';
 
 /** 64 devices: `sockets` NUMA nodes, each with root ports holding a switch of 4 devices. */
 function gpuFarm(sockets: number): Map<string, DeviceLocality> {
@@ -49,8 +26,8 @@ function gpuFarm(sockets: number): Map<string, DeviceLocality> {
   return locality;
 }
 
-async function allocationRows(): Promise<Row[]> {
-  const rows: Row[] = [];
+async function allocationRows(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
   for (const sockets of [2, 8]) {
     const locality = gpuFarm(sockets);
     const ids = [...locality.keys()];
@@ -62,8 +39,10 @@ async function allocationRows(): Promise<Row[]> {
         locality,
       };
       rows.push(
-        await measure(`choosePreferredAllocation 64 devices, ${sockets} NUMA nodes, size ${size}`, 2000, () =>
-          choosePreferredAllocation(input),
+        await measureCalls(
+          `choosePreferredAllocation 64 devices, ${sockets} NUMA nodes, size ${size}`,
+          { calls: benchShort ? 200 : 2000, targetMs: 1 },
+          () => choosePreferredAllocation(input),
         ),
       );
     }
@@ -71,7 +50,34 @@ async function allocationRows(): Promise<Row[]> {
   return rows;
 }
 
-async function enumerationRows(): Promise<Row[]> {
+/** Targets of issue 30 by candidate count: 2,048 (VFs) ≤ 5 ms per call, 10,000 ≤ 50 ms; fewer within 5 ms. */
+const scaleTargetMs = (count: number): number => (count <= 2048 ? 5 : 50);
+
+/** Per-call figures at 100, 1,000, 2,048 and 10,000 candidates (4 and 8 NUMA nodes) over `scaleQuestion`'s mix. */
+async function scaleRows(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const [count, numaNodes] of [
+    [100, 2],
+    [1000, 4],
+    [2048, 4],
+    [10_000, 4],
+    [10_000, 8],
+  ] as const) {
+    const topology = scaleTopology(count, numaNodes);
+    // 27 questions (9 sizes × 3 must-include variants): every one once in short mode, 10 (5 at 10,000) times.
+    const calls = benchShort ? 27 : count >= 10_000 ? 135 : 270;
+    rows.push(
+      await measureCalls(
+        `choosePreferredAllocation ${count} candidates, ${numaNodes} NUMA nodes, size 1…7n/8`,
+        { calls, warmup: benchShort ? 9 : 27, targetMs: scaleTargetMs(count) },
+        (i) => choosePreferredAllocation(scaleQuestion(topology, i)),
+      ),
+    );
+  }
+  return rows;
+}
+
+async function enumerationRows(): Promise<BenchRow[]> {
   const fixture = createSysfsFixture();
   try {
     const sockets = 2;
@@ -125,9 +131,13 @@ async function enumerationRows(): Promise<Row[]> {
     const numa = await readNumaTopology(sysfs);
     const functions = (await sysfs.list('bus/pci/devices')).length;
     return [
-      await measure('readNumaTopology, 2 nodes', 50, () => readNumaTopology(sysfs)),
-      await measure(`enumeratePciDevices, ${functions} functions (NUMA given)`, 10, () =>
-        enumeratePciDevices(sysfs, { numa }),
+      await measureCalls('readNumaTopology, 2 nodes', { calls: benchShort ? 10 : 50 }, () =>
+        readNumaTopology(sysfs),
+      ),
+      await measureCalls(
+        `enumeratePciDevices, ${functions} functions (NUMA given)`,
+        { calls: benchShort ? 3 : 10, warmup: benchShort ? 1 : 10, targetMs: 1000 },
+        () => enumeratePciDevices(sysfs, { numa }),
       ),
     ];
   } finally {
@@ -136,18 +146,9 @@ async function enumerationRows(): Promise<Row[]> {
 }
 
 async function main(): Promise<void> {
-  const rows = [...(await allocationRows()), ...(await enumerationRows())];
-  const width = Math.max(...rows.map((r) => r.case.length));
-  console.log(
-    `${'case'.padEnd(width)}  ${'runs'.padStart(5)}  ${'mean ms'.padStart(9)}  ${'p99 ms'.padStart(9)}`,
-  );
-  for (const row of rows) {
-    console.log(
-      `${row.case.padEnd(width)}  ${String(row.runs).padStart(5)}  ${row.meanMs.toFixed(3).padStart(9)}  ${row.p99Ms
-        .toFixed(3)
-        .padStart(9)}`,
-    );
-  }
+  const rows = [...(await allocationRows()), ...(await scaleRows()), ...(await enumerationRows())];
+  process.stdout.write(formatBenchRows(rows));
+  writeBenchJson(rows);
 }
 
 void main();

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { createApiCall } from './api-call.fixture';
 import { createApiServer, type ApiServer } from './api-server';
 
@@ -434,4 +436,18 @@ describe('kubelet-sim API server', () => {
       },
     });
   });
+});
+
+describe('kubelet-sim API server close', () => {
+  it('ends a connection still in its TLS handshake instead of waiting for it', async () => {
+    const tlsServer = await createApiServer({ tls: true, token: 't' });
+    // A client connected over TCP but not yet through the TLS handshake (a driver connecting at that instant).
+    const socket = connect(Number(new URL(tlsServer.url).port), '127.0.0.1');
+    await once(socket, 'connect');
+    const ended = once(socket, 'close');
+    // Without the fix `close` waits for the handshake timeout (120 s), far beyond this test's bound.
+    await tlsServer.close();
+    await ended;
+    expect(socket.destroyed).toBe(true);
+  }, 10_000);
 });

@@ -6,7 +6,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Clock } from '@kdp/base';
 import { ApiError, internalError, notFound, unauthorized } from './api-errors';
 import { discoveryDocument } from './discovery';
@@ -140,6 +140,13 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
     cert === undefined
       ? createServer(listener)
       : createHttpsServer({ key: cert.keyPem, cert: cert.certPem }, listener);
+  // Every accepted socket, TLS handshake done or not: `closeAllConnections` knows only those that completed it, and
+  // one still in its handshake at close would finish it later, carry a watch, and hold `close` open for good.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
@@ -156,7 +163,7 @@ export async function createApiServer(options: ApiServerOptions = {}): Promise<A
       watches.endAll();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
     },
   };

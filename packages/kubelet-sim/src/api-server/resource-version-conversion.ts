@@ -1,14 +1,15 @@
+import {
+  deviceRequestFromV1beta1,
+  deviceRequestToV1beta1,
+  sliceDeviceFromV1beta1,
+  sliceDeviceToV1beta1,
+} from '@kdp/api';
 import type { KubeObject } from './resource-types';
 
 /*
  * Conversion between the stored resource.k8s.io/v1 objects and the older served versions, after the upstream
  * types (k8s.io/api resource/v1beta1 and v1beta2 of 1.35). v1beta2 has v1's shape for every field kubelet-sim
- * serves. v1beta1 differs in two places:
- * - a ResourceSlice device keeps its fields under `basic` (`{name, basic: {attributes, capacity, …}}`);
- * - a claim (and template) request carries `deviceClassName`, `selectors`, `allocationMode`, `count`,
- *   `adminAccess`, `tolerations` and `capacity` directly instead of under `exactly`; a request with
- *   `firstAvailable` has none of them.
- * Everything else (capacities as `{value}`, counters, allocation results, DeviceClasses) is the same.
+ * serves; v1beta1 differs in slice devices (`basic`) and claim requests (no `exactly`), converted by @kdp/api.
  */
 
 /** A resource.k8s.io version the API server can serve. */
@@ -20,15 +21,6 @@ export const resourceApiVersions: readonly ResourceApiVersion[] = ['v1', 'v1beta
 type Json = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const exactFields = [
-  'deviceClassName',
-  'selectors',
-  'allocationMode',
-  'count',
-  'adminAccess',
-  'tolerations',
-  'capacity',
-] as const;
 
 function mapAt(object: Json, path: readonly string[], f: (list: unknown[]) => unknown[]): void {
   let at: unknown = object;
@@ -37,38 +29,11 @@ function mapAt(object: Json, path: readonly string[], f: (list: unknown[]) => un
   if (isObject(at) && Array.isArray(at[last])) at[last] = f(at[last] as unknown[]);
 }
 
-const requestToV1beta1 = (request: unknown): unknown => {
-  if (!isObject(request) || !isObject(request['exactly'])) return request;
-  const { exactly, ...rest } = request;
-  return { ...rest, ...exactly };
-};
-
-const requestFromV1beta1 = (request: unknown): unknown => {
-  if (!isObject(request)) return request;
-  if (Array.isArray(request['firstAvailable']) && request['firstAvailable'].length > 0) return request;
-  const exactly: Json = {};
-  const rest: Json = {};
-  for (const [key, value] of Object.entries(request)) {
-    if ((exactFields as readonly string[]).includes(key)) exactly[key] = value;
-    else rest[key] = value;
-  }
-  return { ...rest, exactly };
-};
-
-const deviceToV1beta1 = (device: unknown): unknown => {
-  if (!isObject(device)) return device;
-  const { name, ...basic } = device;
-  return { name, basic };
-};
-
-const deviceFromV1beta1 = (device: unknown): unknown =>
-  isObject(device) ? { name: device['name'], ...(isObject(device['basic']) ? device['basic'] : {}) } : device;
-
 function convertShape(resource: string, object: Json, toV1beta1: boolean): void {
-  const requests = toV1beta1 ? requestToV1beta1 : requestFromV1beta1;
+  const requests = toV1beta1 ? deviceRequestToV1beta1 : deviceRequestFromV1beta1;
   if (resource === 'resourceslices') {
     mapAt(object, ['spec', 'devices'], (devices) =>
-      devices.map(toV1beta1 ? deviceToV1beta1 : deviceFromV1beta1),
+      devices.map(toV1beta1 ? sliceDeviceToV1beta1 : sliceDeviceFromV1beta1),
     );
   } else if (resource === 'resourceclaims') {
     mapAt(object, ['spec', 'devices', 'requests'], (list) => list.map(requests));

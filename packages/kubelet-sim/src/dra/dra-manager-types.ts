@@ -73,6 +73,10 @@ export interface DraManagerOptions {
   readonly podSyncRetryMs: number;
   /** The pause doubles per failure in a row up to this; default `podSyncRetryMs` (a fixed pause). */
   readonly podSyncMaxRetryMs?: number;
+  /** The UIDs of the kubelet's active pods, undefined while not known; without it nothing is reconciled. */
+  readonly activePods?: (() => ReadonlySet<string> | undefined) | undefined;
+  /** Pause between two reconciliations (real time); the kubelet's is 60 s. */
+  readonly reconcilePeriodMs?: number | undefined;
 }
 
 /** The simulated kubelet's DRA manager. */
@@ -88,7 +92,12 @@ export interface DraManager {
   state(): DraState;
   health(driver: string): DraDeviceHealth[];
   podSnapshots(): DraPodSnapshot[];
-  /** (Re)start: reload the checkpoint, delete the node's slices, sync every checkpointed pod again. */
+  /**
+   * (Re)start: reload the checkpoint, delete the node's slices, sync every checkpointed pod again (unprepare those
+   * no longer active, with `activePods`).
+   */
   start(): void;
+  /** Unprepares the claims of every pod that is no longer active (nothing without `activePods`, or while unknown). */
+  reconcile(): void;
   stop(): void;
 }

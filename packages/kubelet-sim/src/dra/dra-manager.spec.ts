@@ -341,6 +341,60 @@ describe('the DRA manager of kubelet-sim', () => {
     expect((await second).claims).toMatchObject([{ name: 'c2' }]);
   });
 
+  /** Replaces the manager of `beforeEach` with one that knows the kubelet's active pods. */
+  const withActivePods = async (active: ReadonlySet<string>, reconcilePeriodMs?: number): Promise<void> => {
+    await sim.close();
+    sim = await createKubeletSim({
+      dir: join(root, 'dp'),
+      clock,
+      dra: {
+        pluginsRegistryDir: registry,
+        apiServer: { url: api.url },
+        nodeName: node,
+        podSyncRetryMs: 50,
+        activePods: () => active,
+        ...(reconcilePeriodMs === undefined ? {} : { reconcilePeriodMs }),
+      },
+    });
+  };
+  const unprepares = (d: FakeDraDriver): number =>
+    d.calls.filter((c) => c.method === 'v1.DRAPlugin/NodeUnprepareResources').length;
+
+  it('at restart unprepares the claims of a pod deleted while it was down, and prepares the others again', async () => {
+    const active = new Set(['u1', 'u2']);
+    await withActivePods(active);
+    const d = await driver();
+    await connected();
+    claim('c1', ['u1']);
+    claim('c2', ['u2']);
+    await sim.prepareClaims({ name: 'p1', uid: 'u1' }, ['c1']);
+    await sim.prepareClaims({ name: 'p2', uid: 'u2' }, ['c2']);
+    const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === 'p1');
+    const again = sim.waitFor('dra-prepared', (e) => e.pod === 'p2');
+    // p1 is deleted while the kubelet is down: no deletion ever reaches the manager, only the active pods change.
+    const restarting = sim.restart();
+    active.delete('u1');
+    await restarting;
+    expect((await unprepared).claims).toMatchObject([{ name: 'c1' }]);
+    expect((await again).claims).toMatchObject([{ name: 'c2' }]);
+    expect(unprepares(d)).toBe(1);
+    expect(sim.draState().claims.map((c) => c.name)).toEqual(['c2']);
+  });
+
+  it('every reconcile period unprepares the claims of pods no longer active', async () => {
+    const active = new Set(['u1']);
+    await withActivePods(active, 50);
+    const d = await driver();
+    await connected();
+    claim('c1', ['u1']);
+    await sim.prepareClaims({ name: 'p1', uid: 'u1' }, ['c1']);
+    const unprepared = sim.waitFor('dra-unprepared', (e) => e.pod === 'p1');
+    active.delete('u1');
+    expect((await unprepared).claims).toMatchObject([{ name: 'c1' }]);
+    expect(unprepares(d)).toBe(1);
+    expect(sim.draState().claims).toEqual([]);
+  });
+
   it('deletes a driver’s slices once no endpoint was connected for the wipe delay, not before', async () => {
     const d = await driver();
     await connected();

@@ -5,6 +5,7 @@ import { createDraManagerState, type DraManagerState, type PodRecord } from './d
 import type { DraManager, DraManagerOptions, DraPod, DraClaimRef, DraState } from './dra-manager-types';
 import { draPodSnapshots } from './dra-pod-resources';
 import { deleteDraPod, syncDraPod } from './dra-pod-sync';
+import { reconcileDraPods } from './dra-reconcile';
 import { createDraSliceWiper } from './dra-slice-wiper';
 
 export type {
@@ -69,8 +70,11 @@ export function createDraManager(options: DraManagerOptions): DraManager {
   const slices = createDraSliceWiper({ state });
   const registry = createDraDriverRegistry({ state, health, slices });
 
+  let reconcileTimer: NodeJS.Timeout | undefined;
   // Stopping drops every driver, claim, pod and timer; work begun before it sees the generation change.
   const stop = (): void => {
+    clearInterval(reconcileTimer);
+    reconcileTimer = undefined;
     state.generation += 1;
     state.stopped = true;
     registry.clear();
@@ -111,8 +115,16 @@ export function createDraManager(options: DraManagerOptions): DraManager {
       writeDraManagerCheckpoint(state);
       // At start the kubelet deletes every ResourceSlice of its node: drivers must publish again.
       slices.wipe(undefined, 'kubelet-start');
-      for (const pod of state.pods.values()) void syncDraPod(state, pod).catch(() => undefined);
+      // Pods deleted while the kubelet was down are unprepared rather than prepared again.
+      const inactive = new Set(reconcileDraPods(state));
+      for (const pod of state.pods.values())
+        if (!inactive.has(pod)) void syncDraPod(state, pod).catch(() => undefined);
+      if (options.activePods !== undefined) {
+        reconcileTimer = setInterval(() => reconcileDraPods(state), options.reconcilePeriodMs ?? 60_000);
+        reconcileTimer.unref();
+      }
     },
+    reconcile: () => void reconcileDraPods(state),
     stop,
   };
 }

@@ -9,7 +9,13 @@ import type { ContainerDevices } from './container-devices';
 import { kubectl, kubectlWatchFor } from './kubectl.fixture';
 import { expectTwoRequestsPod, expectUnschedulablePod } from './playground-checks.fixture';
 import { startPlaygroundDriver } from './playground-driver.fixture';
-import { deviceClassManifest, onePodManifest, testDevices, testDriver } from './playground-manifests.fixture';
+import {
+  deviceClassManifest,
+  oneDeviceClaimManifest,
+  onePodManifest,
+  testDevices,
+  testDriver,
+} from './playground-manifests.fixture';
 import { ContainerDevicesAnnotation } from './pod-writes';
 
 jest.setTimeout(120_000);
@@ -90,6 +96,21 @@ describe('the DRA playground (in-process, real kubectl)', () => {
     const unprepared = node?.sim.waitFor('dra-unprepared', (e) => e.pod === 'two-containers', 30_000);
     await kubectl(kubeconfig, ['delete', 'pod', 'two-containers', '--wait=false']);
     expect(await unprepared).toMatchObject({ claims: [{ name: 'two-requests' }] });
+  });
+
+  it('unprepares, after a kubelet restart, the claim of a pod deleted while the kubelet was down', async () => {
+    const node = playground.nodes[1];
+    if (node === undefined) throw new Error('no second node');
+    const claim = `${oneDeviceClaimManifest('one-device')}---${onePodManifest('gone-while-down', 'one-device')}`;
+    await kubectl(kubeconfig, ['apply', '-f', '-'], claim);
+    await kubectlWatchFor(kubeconfig, 'pod/gone-while-down', '{.status.phase}', 'Running');
+    const unprepared = node.sim.waitFor('dra-unprepared', (e) => e.pod === 'gone-while-down', 30_000);
+    // The kubelet stops at once; the pod goes before it serves again, so its deletion never reaches the DRA manager.
+    const restarting = node.sim.restart();
+    playground.store.delete('pods', 'gone-while-down', { namespace: 'default' });
+    await restarting;
+    expect(await unprepared).toMatchObject({ claims: [{ name: 'one-device' }] });
+    expect(node.sim.draState().claims.map((c) => c.name)).not.toContain('one-device');
   });
 });
 

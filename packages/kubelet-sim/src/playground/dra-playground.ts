@@ -82,6 +82,8 @@ async function startNode(
   token: string,
   options: DraPlaygroundOptions & { clock: Clock; retryMs: number },
 ): Promise<DraPlaygroundNode> {
+  // The DRA manager's active pods are the pod side's, once it runs (until then it reconciles nothing).
+  const podSide: { kubelet?: NodeKubelet } = {};
   const sim = await createKubeletSim({
     dir: layout.kubeletDir,
     clock: options.clock,
@@ -99,6 +101,7 @@ async function startNode(
       nodeName: layout.name,
       podSyncRetryMs: options.retryMs,
       podSyncMaxRetryMs: maxRetryMs,
+      activePods: () => podSide.kubelet?.activePods(),
     },
   });
   // As a kubelet, it registers its Node and then deletes the node's ResourceSlices (its start wipe waits for the
@@ -114,6 +117,7 @@ async function startNode(
     retryMs: options.retryMs,
     maxRetryMs,
   });
+  podSide.kubelet = kubelet;
   try {
     await wiped;
   } catch (err) {

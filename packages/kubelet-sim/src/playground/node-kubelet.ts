@@ -30,6 +30,8 @@ export interface NodeKubeletOptions {
 export interface NodeKubelet {
   /** The node it runs for. */
   readonly nodeName: string;
+  /** The UIDs of the pods it runs: bound to this node, not deleted, not finished (the kubelet's active pods). */
+  activePods(): ReadonlySet<string>;
   /** The containers' devices of a Running pod of this node. */
   containerDevices(namespace: string, name: string): readonly ContainerDevices[] | undefined;
   /** Stops watching; prepared claims stay prepared (as when a kubelet stops). */
@@ -224,6 +226,7 @@ export function createNodeKubelet(options: NodeKubeletOptions): NodeKubelet {
 
   return {
     nodeName,
+    activePods: () => new Set(pods.keys()),
     containerDevices: (namespace, name) =>
       [...pods.values()].find((p) => p.namespace === namespace && p.name === name)?.devices,
     close: () => {

@@ -99,19 +99,26 @@ spec:
         request: big
 `;
 
-/** A claim no device matches and a pod using it. */
-export const matchesNothingManifest = `
+/** A ResourceClaim `name` of one device of the test driver, with a CEL selector when `expression` is given. */
+export const oneDeviceClaimManifest = (name: string, expression?: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
-  name: matches-nothing
+  name: ${name}
 spec:
   devices:
     requests:
     - name: gpu
       exactly:
-        deviceClassName: ${testDriver}
+        deviceClassName: ${testDriver}${
+          expression === undefined
+            ? ''
+            : `
         selectors:
         - cel:
-            expression: '${model('huge')}'
----${onePodManifest('stuck', 'matches-nothing')}`;
+            expression: '${expression}'`
+        }
+`;
+
+/** A claim no device matches and a pod using it. */
+export const matchesNothingManifest = `${oneDeviceClaimManifest('matches-nothing', model('huge'))}---${onePodManifest('stuck', 'matches-nothing')}`;

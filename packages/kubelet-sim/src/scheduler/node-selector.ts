@@ -1,40 +1,9 @@
-import type { NodeInfo, NodeSelector, NodeSelectorRequirement } from './dra-types';
-
-const requirementMatches = (value: string | undefined, r: NodeSelectorRequirement): boolean => {
-  const values = r.values ?? [];
-  switch (r.operator) {
-    case 'In':
-      return value !== undefined && values.includes(value);
-    case 'NotIn':
-      return value === undefined || !values.includes(value);
-    case 'Exists':
-      return value !== undefined;
-    case 'DoesNotExist':
-      return value === undefined;
-    case 'Gt':
-    case 'Lt': {
-      if (value === undefined || !/^-?\d+$/.test(value) || values.length !== 1) return false;
-      const [a, b] = [BigInt(value), BigInt(values[0] ?? '0')];
-      return r.operator === 'Gt' ? a > b : a < b;
-    }
-    default:
-      return false;
-  }
-};
+import { nodeSelectorMatches } from '@kdp/api';
+import type { NodeInfo, NodeSelector } from './dra-types';
 
 /** Whether the node matches the selector (terms ORed, requirements ANDed; fields: `metadata.name` only). */
-export function nodeMatchesSelector(node: NodeInfo, selector: NodeSelector): boolean {
-  const labels = node.metadata.labels ?? {};
-  return selector.nodeSelectorTerms.some((term) => {
-    const expressions = term.matchExpressions ?? [];
-    const fields = term.matchFields ?? [];
-    if (expressions.length === 0 && fields.length === 0) return false;
-    return (
-      expressions.every((r) => requirementMatches(labels[r.key], r)) &&
-      fields.every((r) => requirementMatches(r.key === 'metadata.name' ? node.metadata.name : undefined, r))
-    );
-  });
-}
+export const nodeMatchesSelector = (node: NodeInfo, selector: NodeSelector): boolean =>
+  nodeSelectorMatches(selector, { name: node.metadata.name, labels: node.metadata.labels ?? {} });
 
 /** Whether a slice (or a device with per-device node selection) is available on the node. */
 export function nodeMatches(

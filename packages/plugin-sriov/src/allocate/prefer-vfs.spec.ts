@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { preferVfs, type VfPlacement } from './prefer-vfs';
 
 /** `count` VFs of PF `pf` on NUMA node `numaNode`, behind root port `port`. */
@@ -81,5 +82,42 @@ describe('preferVfs', () => {
       'c-2',
       'c-3',
     ]);
+  });
+});
+
+describe('preferVfs: properties', () => {
+  const poolArb = fc
+    .array(
+      fc.record({ pf: fc.constantFrom('a', 'b', 'c', 'd'), node: fc.option(fc.nat(2), { nil: undefined }) }),
+      {
+        minLength: 1,
+        maxLength: 30,
+      },
+    )
+    .map((vfs) =>
+      vfs.map(({ pf, node }, index) => ({
+        id: `${pf}-${index}`,
+        pf,
+        index,
+        pciePath: [`rp-${pf < 'c' ? 0 : 1}`],
+        ...(node !== undefined ? { numaNode: node } : {}),
+      })),
+    );
+
+  it('answers exactly the wanted number of distinct available VFs with every must-include one, both policies', () => {
+    fc.assert(
+      fc.property(poolArb, fc.nat(35), fc.array(fc.nat(29), { maxLength: 3 }), (available, size, mustAt) => {
+        const ids = available.map((vf) => vf.id);
+        const mustInclude = [...new Set(mustAt.filter((i) => i < ids.length).map((i) => ids[i] as string))];
+        for (const policy of ['pack', 'spread'] as const) {
+          const chosen = preferVfs({ available, mustInclude, size, policy });
+          expect(chosen).toHaveLength(Math.max(mustInclude.length, Math.min(size, ids.length)));
+          expect(new Set(chosen).size).toBe(chosen.length);
+          for (const id of chosen) expect(ids).toContain(id);
+          for (const id of mustInclude) expect(chosen).toContain(id);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -31,12 +31,29 @@ export interface PreferVfsInput {
  */
 export function preferVfs(input: PreferVfsInput): string[] {
   const locality = new Map<string, DeviceLocality>();
+  const ids: string[] = [];
+  // One NUMA node list per node and one path per PF, shared by its VFs: no two arrays per VF and call.
+  const numaLists = new Map<number, readonly number[]>();
+  const pfPaths = new Map<
+    string,
+    { readonly parents: readonly string[]; readonly path: readonly string[] }
+  >();
   for (const vf of input.available) {
-    const numaNodes = vf.numaNode === undefined ? [] : [vf.numaNode];
-    locality.set(vf.id, { numaNodes, pciePath: [...vf.pciePath, vf.pf] });
+    let numaNodes: readonly number[] = [];
+    if (vf.numaNode !== undefined) {
+      numaNodes = numaLists.get(vf.numaNode) ?? [vf.numaNode];
+      numaLists.set(vf.numaNode, numaNodes);
+    }
+    let shared = pfPaths.get(vf.pf);
+    if (shared === undefined || !sameHops(shared.parents, vf.pciePath)) {
+      shared = { parents: vf.pciePath, path: [...vf.pciePath, vf.pf] };
+      pfPaths.set(vf.pf, shared);
+    }
+    locality.set(vf.id, { numaNodes, pciePath: shared.path });
+    ids.push(vf.id);
   }
   const chosen = choosePreferredAllocation({
-    available: input.available.map((vf) => vf.id),
+    available: ids,
     mustInclude: input.mustInclude,
     size: input.size,
     locality,
@@ -47,29 +64,39 @@ export function preferVfs(input: PreferVfsInput): string[] {
 /** The answer of `spread`: per NUMA node of `chosen`, as many VFs as it holds there, round-robin over PFs. */
 function spreadOverPfs(input: PreferVfsInput, chosen: readonly string[]): string[] {
   const must = new Set(input.mustInclude);
-  const byId = new Map(input.available.map((vf) => [vf.id, vf]));
-  const nodeOf = (vf: VfPlacement | undefined): number => vf?.numaNode ?? -1;
+  const nodeOf = (vf: VfPlacement): number => vf.numaNode ?? -1;
+  const picked = chosen.filter((id) => must.has(id));
+  const usedPfs = new Set<string>();
+  const chosenIds = new Set(chosen);
+  const chosenNode = new Map<string, number>();
+  // One pass: the nodes of the chosen VFs, the PFs of must-include VFs (all chosen), every other VF by node and PF.
+  const byNode = new Map<number, Map<string, VfPlacement[]>>();
+  for (const vf of input.available) {
+    if (must.has(vf.id)) {
+      usedPfs.add(vf.pf);
+      continue;
+    }
+    const node = nodeOf(vf);
+    if (chosenIds.has(vf.id)) chosenNode.set(vf.id, node);
+    let byPf = byNode.get(node);
+    if (byPf === undefined) byNode.set(node, (byPf = new Map()));
+    const vfs = byPf.get(vf.pf);
+    if (vfs === undefined) byPf.set(vf.pf, [vf]);
+    else vfs.push(vf);
+  }
   const wanted = new Map<number, number>();
   for (const id of chosen) {
-    if (must.has(id)) continue;
-    const node = nodeOf(byId.get(id));
-    wanted.set(node, (wanted.get(node) ?? 0) + 1);
+    const node = chosenNode.get(id);
+    if (node !== undefined) wanted.set(node, (wanted.get(node) ?? 0) + 1);
   }
-  const picked = chosen.filter((id) => must.has(id));
-  const usedPfs = new Set(picked.map((id) => byId.get(id)?.pf));
   for (const [node, count] of wanted) {
-    const byPf = new Map<string, VfPlacement[]>();
-    for (const vf of input.available) {
-      if (must.has(vf.id) || nodeOf(vf) !== node) continue;
-      const vfs = byPf.get(vf.pf);
-      if (vfs === undefined) byPf.set(vf.pf, [vf]);
-      else vfs.push(vf);
-    }
+    const byPf = byNode.get(node) as Map<string, VfPlacement[]>;
     const queues = [...byPf.entries()]
       .sort(([a], [b]) => Number(usedPfs.has(a)) - Number(usedPfs.has(b)) || (a < b ? -1 : a > b ? 1 : 0))
       .map(([, vfs]) => vfs.sort((a, b) => a.index - b.index || (a.id < b.id ? -1 : 1)));
+    const deepest = Math.max(...queues.map((queue) => queue.length));
     let taken = 0;
-    for (let depth = 0; taken < count && queues.some((queue) => queue.length > depth); depth++) {
+    for (let depth = 0; taken < count && depth < deepest; depth++) {
       for (const queue of queues) {
         const vf = queue[depth];
         if (vf === undefined || taken === count) continue;
@@ -79,4 +106,8 @@ function spreadOverPfs(input: PreferVfsInput, chosen: readonly string[]): string
     }
   }
   return picked;
+}
+
+function sameHops(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((hop, i) => hop === b[i]));
 }

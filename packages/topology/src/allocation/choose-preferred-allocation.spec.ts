@@ -3,6 +3,7 @@ import type { DeviceLocality, PreferredAllocationInput } from './allocation-type
 import { allocationCost, compareAllocationCost } from './allocation-cost';
 import type { AllocationCost } from './allocation-cost';
 import { choosePreferredAllocation } from './choose-preferred-allocation';
+import { referencePreferredAllocation } from './reference-preferred-allocation.fixture';
 
 /** Every subset of `universe` with `total` members that holds `must`, cheapest first by the policy's cost. */
 function bruteForceOptimum(input: PreferredAllocationInput, total: number): AllocationCost {
@@ -83,7 +84,46 @@ function expectedSize(input: PreferredAllocationInput): number {
   return Math.max(new Set(input.mustInclude).size, Math.min(input.size, universe.size));
 }
 
+/** Bigger machines than brute force can check: up to 40 devices on 4 NUMA nodes, some on shared paths. */
+const largerInputArb: fc.Arbitrary<PreferredAllocationInput> = fc
+  .record({
+    localities: fc.array(localityArb, { minLength: 1, maxLength: 40 }),
+    must: fc.uniqueArray(fc.nat(39), { maxLength: 4 }),
+    absent: fc.uniqueArray(fc.nat(39), { maxLength: 10 }),
+    size: fc.integer({ min: 0, max: 42 }),
+    distances: distanceArb,
+  })
+  .map(({ localities, must, absent, size, distances }) => {
+    const ids = localities.map((_, i) => `dev-${i}`);
+    const locality = new Map<string, DeviceLocality>();
+    localities.forEach((l, i) => l && locality.set(ids[i] as string, l));
+    const mustInclude = must.filter((i) => i < ids.length).map((i) => ids[i] as string);
+    const available = ids.filter((id, i) => !absent.includes(i) || mustInclude.includes(id));
+    return { available, mustInclude, size, locality, ...(distances ? { distances } : {}) };
+  });
+
 describe('choosePreferredAllocation: properties', () => {
+  it('costs exactly what the previous algorithm (the reference) chooses costs, and is a valid answer', () => {
+    fc.assert(
+      fc.property(fc.oneof(inputArb, largerInputArb), (input) => {
+        const chosen = choosePreferredAllocation(input);
+        const reference = referencePreferredAllocation(input);
+        const allowed = new Set([...input.available, ...input.mustInclude]);
+        expect(chosen).toHaveLength(expectedSize(input));
+        expect(new Set(chosen).size).toBe(chosen.length);
+        for (const id of chosen) expect(allowed.has(id)).toBe(true);
+        for (const id of input.mustInclude) expect(chosen).toContain(id);
+        expect(
+          compareAllocationCost(
+            allocationCost(chosen, input.locality, input.distances),
+            allocationCost(reference, input.locality, input.distances),
+          ),
+        ).toBe(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('equals the brute-force optimum of the same cost order on random small cases', () => {
     fc.assert(
       fc.property(inputArb, (input) => {
@@ -220,6 +260,27 @@ describe('choosePreferredAllocation: examples', () => {
     ]);
     const input = { available: [...four.keys()], mustInclude: ['d1'], size: 2, locality: four, distances };
     expect(choosePreferredAllocation(input)).toEqual(['d1', 'd3']);
+  });
+
+  it('answers [] for size 0, everything for size = available, and keeps IDs it knows no locality of', () => {
+    expect(choosePreferredAllocation({ available: all, mustInclude: [], size: 0, locality })).toEqual([]);
+    expect(choosePreferredAllocation({ available: all, mustInclude: [], size: -3, locality })).toEqual([]);
+    expect(choosePreferredAllocation({ available: all, mustInclude: [], size: 6, locality })).toEqual(all);
+    expect(choosePreferredAllocation({ available: all, mustInclude: [], size: 2.9, locality })).toEqual([
+      'gpu0',
+      'gpu1',
+    ]);
+    // A must-include ID missing from available and from the locality map is still answered.
+    expect(choosePreferredAllocation({ available: all, mustInclude: ['ghost'], size: 2, locality })).toEqual([
+      'ghost',
+      'gpu0',
+    ]);
+    // Duplicates and non-strings in the lists count once or not at all.
+    const messy = ['gpu3', 'gpu3', 'gpu4', 7, 'gpu4'] as unknown as string[];
+    expect(choosePreferredAllocation({ available: messy, mustInclude: [], size: 5, locality })).toEqual([
+      'gpu3',
+      'gpu4',
+    ]);
   });
 
   it('answers what it can: all devices when fewer are available, the must-include ones when size is smaller', () => {

@@ -1,40 +1,56 @@
 import type { DeviceLocality, PreferredAllocationInput } from './allocation-types';
 import { numaDistanceSum } from './allocation-cost';
+import { combinations } from './node-set-combinations';
+import { stringsOf } from './strings-of';
+import { compareStrings } from './compare-strings';
+import { type CostCurve, type MergeBudget, mergeWithin } from './cost-curve';
+import { type GroupDevice, localityCurve } from './locality-curve';
 import { cleanNumaNodes, cleanPciePath, localityRankCost } from './locality-rank';
-import { buildGroupTree, compareStrings, mergeSolved, solveTree } from './locality-tree';
-import type { SolvedTree, TreeDevice } from './locality-tree';
 
 /** Above this many candidate NUMA node sets of one size, the search keeps the best found so far. */
 const maxNodeSetsPerSize = 4096;
+/**
+ * Inner steps (see `mergeWork`) exact merges may take in one call, about 5 ms on a loaded 2-core machine; a
+ * merge beyond what is left runs coarse (every child full or at its must-include count but one). Small and
+ * medium machines never reach it; the bench's questions at 10,000 candidates answer the same as exactly.
+ */
+const exactMergeBudget = 3_000_000;
 
 interface NumaGroup {
   readonly nodes: readonly number[];
   readonly size: number;
   readonly hasMust: boolean;
-  readonly solved: SolvedTree;
+  readonly curve: CostCurve;
 }
 
 /**
  * Deterministic: returns exactly min(size, |available ∪ mustInclude|) IDs (never fewer than the mustInclude
- * IDs), every mustInclude ID, only available or mustInclude IDs, spanning the fewest NUMA nodes, then the
- * closest PCIe paths. The cost order is `compareAllocationCost`: devices of unknown locality, NUMA nodes
- * spanned, NUMA distance between them, pairwise PCIe closeness. The answer is sorted by ID.
+ * IDs), every mustInclude ID, only available or mustInclude IDs, with the least cost in the order of
+ * `compareAllocationCost`: devices of unknown locality, NUMA nodes spanned, NUMA distance between them, then
+ * pairwise PCIe closeness (the sum of `localityRankCost` over all pairs). The answer is sorted by ID.
+ *
+ * NUMA node sets are tried smallest first (then by distance); inside one, the cheapest devices come from the cost
+ * curves of `localityCurve`, whose work grows with the PCIe groups (root ports, switches, PFs) and the device
+ * counts their fills reach, not with device pairs. Exact within a work budget per call (`exactMergeBudget`);
+ * merges beyond it are coarse (see `MergeOptions.coarse`): valid answers, possibly not the cheapest.
  */
 export function choosePreferredAllocation(input: PreferredAllocationInput): string[] {
   const must = new Set(stringsOf(input.mustInclude));
-  const universe = [...new Set([...stringsOf(input.available), ...must])].sort(compareStrings);
+  // Unsorted: the groups below order their devices themselves, and only the answer is sorted.
+  const universe = [...new Set([...stringsOf(input.available), ...must])];
   const wanted = Number.isFinite(input.size) ? Math.max(0, Math.floor(input.size)) : 0;
   const total = Math.max(must.size, Math.min(wanted, universe.length));
-  if (total === universe.length) return universe;
-  if (total === must.size) return [...must].sort(compareStrings);
+  // sort() without a comparator orders strings by UTF-16 code units, as compareStrings does, natively.
+  if (total === universe.length) return universe.sort();
+  if (total === must.size) return [...must].sort();
 
-  const byKey = new Map<string, { nodes: number[]; devices: TreeDevice[] }>();
-  const unknown: TreeDevice[] = [];
+  const byKey = new Map<string, { nodes: readonly number[]; devices: GroupDevice[] }>();
+  const unknown: GroupDevice[] = [];
   let knownCount = 0;
   let unknownMust = 0;
   for (const id of universe) {
     const locality: DeviceLocality | undefined = input.locality.get(id);
-    const device: TreeDevice = { id, pciePath: cleanPciePath(locality), mustInclude: must.has(id) };
+    const device: GroupDevice = { id, pciePath: cleanPciePath(locality), mustInclude: must.has(id) };
     const nodes = cleanNumaNodes(locality);
     if (nodes.length === 0) {
       unknown.push(device);
@@ -48,23 +64,26 @@ export function choosePreferredAllocation(input: PreferredAllocationInput): stri
     else byKey.set(key, { nodes, devices: [device] });
   }
 
+  const budget: MergeBudget = { left: exactMergeBudget };
   const unknownTaken = Math.max(unknownMust, total - knownCount);
   const knownTaken = total - unknownTaken;
   const picked =
-    unknownTaken > 0 ? solveTree(buildGroupTree(unknown, localityRankCost.unknown)).pick(unknownTaken) : [];
+    unknownTaken > 0
+      ? localityCurve(unknown, localityRankCost.unknown, unknownTaken, budget).pick(unknownTaken, true)
+      : [];
   if (knownTaken > 0) {
     const groups: NumaGroup[] = [...byKey.keys()].sort(compareStrings).map((key) => {
-      const group = byKey.get(key) as { nodes: number[]; devices: TreeDevice[] };
+      const group = byKey.get(key) as { nodes: readonly number[]; devices: GroupDevice[] };
       return {
         nodes: group.nodes,
         size: group.devices.length,
         hasMust: group.devices.some((d) => d.mustInclude),
-        solved: solveTree(buildGroupTree(group.devices, localityRankCost['same-numa-node'])),
+        curve: localityCurve(group.devices, localityRankCost['same-numa-node'], knownTaken, budget),
       };
     });
-    picked.push(...chooseKnown(groups, knownTaken, input.distances));
+    picked.push(...chooseKnown(groups, knownTaken, input.distances, budget));
   }
-  return picked.sort(compareStrings);
+  return picked.sort();
 }
 
 /** Finds the smallest NUMA node set that can hold `count` devices, then the closest one, then the best devices in it. */
@@ -72,6 +91,7 @@ function chooseKnown(
   groups: readonly NumaGroup[],
   count: number,
   distances: PreferredAllocationInput['distances'],
+  budget: MergeBudget,
 ): string[] {
   const mustNodes = new Set<number>();
   const allNodes = new Set<number>();
@@ -83,46 +103,30 @@ function chooseKnown(
   }
   const optional = [...allNodes].filter((n) => !mustNodes.has(n)).sort((a, b) => a - b);
   for (let extra = 0; extra <= optional.length; extra++) {
-    let best: { distance: number; pcie: number; solved: SolvedTree } | undefined;
+    let best: { distance: number; pcie: number; curve: CostCurve } | undefined;
     let tried = 0;
     for (const combination of combinations(optional, extra)) {
       const nodeSet = new Set([...mustNodes, ...combination]);
       const inside = groups.filter((g) => g.nodes.every((n) => nodeSet.has(n)));
       if (inside.reduce((sum, g) => sum + g.size, 0) < count) continue;
-      const solved = mergeSolved(
-        inside.map((g) => g.solved),
-        localityRankCost['other-numa-node'],
-      );
-      const pcie = solved.best[count] ?? Infinity;
-      if (pcie === Infinity) continue;
+      // Every must-include group is inside and the set holds `count`: a choice exists, so the set counts as tried.
+      const limitReached = ++tried >= maxNodeSetsPerSize;
       const distance = numaDistanceSum(
         [...nodeSet].sort((a, b) => a - b),
         distances,
       );
-      if (!best || distance < best.distance || (distance === best.distance && pcie < best.pcie)) {
-        best = { distance, pcie, solved };
+      if (!best || distance <= best.distance) {
+        const curves = inside.map((g) => g.curve);
+        const curve =
+          curves.length === 1
+            ? (curves[0] as CostCurve)
+            : mergeWithin(budget, curves, localityRankCost['other-numa-node'], count, count);
+        const pcie = curve.any[count] ?? Infinity;
+        if (!best || distance < best.distance || pcie < best.pcie) best = { distance, pcie, curve };
       }
-      if (++tried >= maxNodeSetsPerSize) break;
+      if (limitReached) break;
     }
-    if (best) return best.solved.pick(count);
+    if (best) return best.curve.pick(count, true);
   }
   throw new Error('choosePreferredAllocation: no NUMA node set holds the wanted devices');
-}
-
-/** All k-element combinations of `items`, in lexicographic order of positions. */
-function* combinations<T>(items: readonly T[], k: number): Generator<T[]> {
-  const positions = Array.from({ length: k }, (_, i) => i);
-  if (k > items.length) return;
-  for (;;) {
-    yield positions.map((p) => items[p] as T);
-    let i = k - 1;
-    while (i >= 0 && positions[i] === items.length - k + i) i--;
-    if (i < 0) return;
-    positions[i] = (positions[i] as number) + 1;
-    for (let j = i + 1; j < k; j++) positions[j] = (positions[j - 1] as number) + 1;
-  }
-}
-
-function stringsOf(values: readonly unknown[] | undefined): string[] {
-  return Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [];
 }

@@ -19,22 +19,26 @@ export function numaKey(locality: DeviceLocality | undefined): string {
 }
 
 /** The valid NUMA node numbers of a locality, sorted and de-duplicated (negative or non-integer entries dropped). */
-export function cleanNumaNodes(locality: DeviceLocality | undefined): number[] {
+export function cleanNumaNodes(locality: DeviceLocality | undefined): readonly number[] {
   if (!locality || !Array.isArray(locality.numaNodes)) return [];
+  // The common case, one valid node, as it is: no copy per device and call.
+  if (
+    locality.numaNodes.length === 1 &&
+    Number.isSafeInteger(locality.numaNodes[0]) &&
+    locality.numaNodes[0] >= 0
+  ) {
+    return locality.numaNodes;
+  }
   const nodes = locality.numaNodes.filter((n) => Number.isSafeInteger(n) && n >= 0);
   return [...new Set(nodes)].sort((a, b) => a - b);
 }
 
 /** The valid bridge addresses of a locality's PCIe path ([] when unknown). */
-export function cleanPciePath(locality: DeviceLocality | undefined): string[] {
+export function cleanPciePath(locality: DeviceLocality | undefined): readonly string[] {
   const path = locality?.pciePath;
   if (!Array.isArray(path)) return [];
-  const clean: string[] = [];
-  for (const hop of path) {
-    if (typeof hop !== 'string' || hop === '') break;
-    clean.push(hop);
-  }
-  return clean;
+  const valid = path.findIndex((hop) => typeof hop !== 'string' || hop === '');
+  return valid < 0 ? path : path.slice(0, valid);
 }
 
 /**

@@ -1,3 +1,5 @@
+// The locality tree of `referencePreferredAllocation` (the algorithm before issue 30): one leaf per device.
+import { compareStrings } from './compare-strings';
 import { localityRankCost } from './locality-rank';
 
 /** A device placed in a locality tree. */
@@ -105,9 +107,4 @@ export function mergeSolved(children: readonly SolvedTree[], pairCost: number): 
       return ids;
     },
   };
-}
-
-/** Plain code-unit string order, independent of locale. */
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
