@@ -9,6 +9,6 @@ module.exports = {
   // nx-ignore-next-line
   ...require('../../tools/jest/jest.preset.cjs'),
   displayName: 'e2e-perf',
-  // Each benchmark runs as its own process in short mode, and once more when a figure is out of bounds.
+  // Each benchmark runs as its own process in short mode, and up to twice more while a figure is out of bounds.
   testTimeout: 300_000,
 };
