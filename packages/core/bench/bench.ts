@@ -1,7 +1,10 @@
 // The lifecycle benchmark: kubelet-sim in this process, the sample plugin in a child process; every latency is
 // taken from event timestamps (`performance.timeOrigin + performance.now()`, comparable across processes).
+// KDP_BENCH_SHORT=1: a fifth of the Allocates and 2 s idle (the CI check; restarts and changes are cheap, and their
+// p99 needs every sample);
+// KDP_BENCH_JSON=FILE: every figure as `{ metric: number }`; KDP_BENCH_IDLE_MS: the idle wait.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
@@ -10,10 +13,12 @@ import { createKubeletSim } from '@kdp/kubelet-sim';
 import { bundleEntry } from '@kdp/kubelet-sim/testing';
 
 const RESOURCE = 'example.com/sample';
+const SHORT = process.env['KDP_BENCH_SHORT'] === '1';
 const RESTARTS = 50;
 const CHANGES = 200;
-const ALLOCATES = 5000;
-const IDLE_MS = Number(process.env['KDP_BENCH_IDLE_MS'] ?? 30_000);
+const ALLOCATES = SHORT ? 1000 : 5000;
+const WARM_UP = SHORT ? 100 : 500;
+const IDLE_MS = Number(process.env['KDP_BENCH_IDLE_MS'] ?? (SHORT ? 2000 : 30_000));
 const now = (): number => performance.timeOrigin + performance.now();
 
 const percentile = (values: number[], p: number): number => {
@@ -54,6 +59,7 @@ async function main(): Promise<void> {
   const dir = join(tmp, 'dp');
   const sim = await createKubeletSim({ dir });
   const rows: Array<[string, string, string, string]> = [];
+  const metrics: Record<string, number> = {};
   let child: ChildProcess | undefined;
   try {
     // 1. Process start → registered (and first list).
@@ -67,6 +73,7 @@ async function main(): Promise<void> {
     await listed;
     const latest = first.endpoint;
     const startMs = first.at - spawnedAt;
+    Object.assign(metrics, { startToRegisteredMs: startMs, nodeStartAndLoadMs: loadedMs });
     rows.push([
       'process start → registered',
       ms(startMs),
@@ -78,6 +85,7 @@ async function main(): Promise<void> {
     // 2. Idle RSS, registered and serving, before any load.
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const rssMiB = await readRss(child);
+    metrics['idleRssMiB'] = rssMiB;
     rows.push([
       `idle RSS after ${IDLE_MS / 1000} s`,
       `${rssMiB.toFixed(1)} MiB`,
@@ -96,6 +104,7 @@ async function main(): Promise<void> {
       await relisted;
     }
     const reP99 = percentile(reregister, 99);
+    Object.assign(metrics, { reregisterP50Ms: percentile(reregister, 50), reregisterP99Ms: reP99 });
     rows.push([
       `re-registration after restart (${RESTARTS})`,
       ms(percentile(reregister, 50)),
@@ -117,6 +126,7 @@ async function main(): Promise<void> {
       updates.push((await seen).at - ((await set).at ?? Number.NaN));
     }
     const upP99 = percentile(updates, 99);
+    Object.assign(metrics, { deviceChangeP50Ms: percentile(updates, 50), deviceChangeP99Ms: upP99 });
     rows.push([
       `device-list change → kubelet (${CHANGES})`,
       ms(percentile(updates, 50)),
@@ -133,7 +143,7 @@ async function main(): Promise<void> {
     const request = (i: number): AllocateRequest => ({
       containerRequests: [{ devicesIds: [`dev${1 + (i % 7)}`] }],
     });
-    for (let i = 0; i < 500; i++) await allocate(request(i)); // warm-up
+    for (let i = 0; i < WARM_UP; i++) await allocate(request(i));
     nextMessage(child, 'allocate-times').catch(() => undefined);
     child.send({ type: 'allocate-times' }); // drop the warm-up's
     const allocations: number[] = [];
@@ -154,6 +164,14 @@ async function main(): Promise<void> {
     const parallelRate = ALLOCATES / ((performance.now() - parallelBegan) / 1000);
     client.close();
     const alP99 = percentile(allocations, 99);
+    Object.assign(metrics, {
+      allocateP50Ms: percentile(allocations, 50),
+      allocateP99Ms: alP99,
+      allocateInsideP50Ms: percentile(inside, 50),
+      allocateInsideP99Ms: percentile(inside, 99),
+      allocateSequentialPerSecond: sequentialRate,
+      allocateParallelPerSecond: parallelRate,
+    });
     rows.push([
       `Allocate (${ALLOCATES}, sequential)`,
       ms(percentile(allocations, 50)),
@@ -172,9 +190,10 @@ async function main(): Promise<void> {
       `${parallelRate.toFixed(0)} calls/s, 16 in flight`,
       '',
     ]);
+    metrics['finalRssMiB'] = await readRss(child);
     rows.push([
       'RSS after all of the above',
-      `${(await readRss(child)).toFixed(1)} MiB`,
+      `${(metrics['finalRssMiB'] ?? Number.NaN).toFixed(1)} MiB`,
       '',
       '(informational)',
     ]);
@@ -191,6 +210,8 @@ async function main(): Promise<void> {
   process.stdout.write(`@kdp/core lifecycle benchmark — node ${process.version}, ${cpus().length} CPUs\n`);
   process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
   for (const row of rows) process.stdout.write(`${line(row)}\n`);
+  const json = process.env['KDP_BENCH_JSON'];
+  if (json) writeFileSync(json, `${JSON.stringify(metrics, null, 2)}\n`);
 }
 
 main().catch((error: unknown) => {

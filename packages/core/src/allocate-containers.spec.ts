@@ -24,7 +24,7 @@ store.set([
   { id: 'sick', health: 'Unhealthy' },
 ]);
 const devices = store.devices();
-const signal = new AbortController().signal;
+const call = new AbortController();
 const base: ResourceDeclaration<string> = { name: resource, source: createPushSource() };
 const requestOf = (...containers: string[][]) => ({
   containerRequests: containers.map((devicesIds) => ({ devicesIds })),
@@ -32,7 +32,7 @@ const requestOf = (...containers: string[][]) => ({
 
 describe('allocateContainers', () => {
   it('answers one response per container request, in order, merging device allocations by default', async () => {
-    const response = await allocateContainers(base, devices, requestOf(['b'], ['a', 'b']), signal);
+    const response = await allocateContainers(base, devices, requestOf(['b'], ['a', 'b']), call);
     expect(response.containerResponses).toEqual([
       {
         envs: { X: 'b' },
@@ -59,7 +59,7 @@ describe('allocateContainers', () => {
         return { envs: { PATHS: chosen.map((d) => d.payload).join(',') } };
       },
     };
-    const response = await allocateContainers(declaration, devices, requestOf(['a'], ['b', 'a']), signal);
+    const response = await allocateContainers(declaration, devices, requestOf(['a'], ['b', 'a']), call);
     expect(response.containerResponses.map((r) => r.envs['PATHS'])).toEqual(['/dev/a', '/dev/b,/dev/a']);
   });
 
@@ -83,14 +83,14 @@ describe('allocateContainers', () => {
       /257 container requests, at most 256 are served/,
     ],
   ])('rejects %s with INVALID_ARGUMENT', async (_what, request, message) => {
-    const error = await allocateContainers(base, devices, request, signal).catch((e: unknown) => e);
+    const error = await allocateContainers(base, devices, request, call).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DevicePluginError);
     expect(error).toMatchObject({ code: status.INVALID_ARGUMENT, message: expect.stringMatching(message) });
   });
 
   it('serves the most container requests it accepts, one response each', async () => {
     const request = requestOf(...Array.from({ length: MAX_CONTAINER_REQUESTS }, () => ['a']));
-    const response = await allocateContainers(base, devices, request, signal);
+    const response = await allocateContainers(base, devices, request, call);
     expect(response.containerResponses).toHaveLength(MAX_CONTAINER_REQUESTS);
   });
 
@@ -106,11 +106,11 @@ describe('allocateContainers', () => {
         throwing(new DevicePluginError(status.RESOURCE_EXHAUSTED, 'no VFs left')),
         devices,
         requestOf(['a']),
-        signal,
+        call,
       ),
     ).rejects.toMatchObject({ code: status.RESOURCE_EXHAUSTED, message: 'no VFs left' });
     await expect(
-      allocateContainers(throwing(new Error('boom')), devices, requestOf(['a']), signal),
+      allocateContainers(throwing(new Error('boom')), devices, requestOf(['a']), call),
     ).rejects.toMatchObject({
       code: status.INTERNAL,
       message: 'allocate hook for example.com/dev failed: boom',
@@ -120,7 +120,7 @@ describe('allocateContainers', () => {
         { ...base, allocate: () => ({ mounts: [{ containerPath: '', hostPath: '/x' }] }) },
         devices,
         requestOf(['a']),
-        signal,
+        call,
       ),
     ).rejects.toMatchObject({
       code: status.INTERNAL,
@@ -133,7 +133,7 @@ describe('allocateContainers', () => {
       base,
       devices,
       requestOf(['a']),
-      signal,
+      call,
       ({ allocation, devices: chosen }) => ({
         ...allocation,
         cdiDevices: chosen.map((d) => `kdp.example/dev=${d.id}`),
@@ -145,7 +145,7 @@ describe('allocateContainers', () => {
   it('never throws anything but a DevicePluginError on garbage requests', async () => {
     await fc.assert(
       fc.asyncProperty(fc.anything(), async (garbage) => {
-        const result = await allocateContainers(base, devices, garbage as never, signal).catch(
+        const result = await allocateContainers(base, devices, garbage as never, call).catch(
           (e: unknown) => e,
         );
         return (
@@ -158,7 +158,7 @@ describe('allocateContainers', () => {
 
   it('keeps error messages short for huge hostile requests', async () => {
     const ids = Array.from({ length: 100_000 }, (_, i) => `${'x'.repeat(200)}${i}`);
-    const error = (await allocateContainers(base, devices, requestOf(ids), signal).catch(
+    const error = (await allocateContainers(base, devices, requestOf(ids), call).catch(
       (e: unknown) => e,
     )) as Error;
     expect(error.message).toMatch(/and 99992 more/);

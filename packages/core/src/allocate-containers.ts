@@ -1,10 +1,17 @@
 import { Code } from './code';
-import { Healthy, type AllocateRequest, type AllocateResponse } from '@kdp/api';
+import {
+  Healthy,
+  type AllocateRequest,
+  type AllocateResponse,
+  type ContainerAllocateResponse,
+} from '@kdp/api';
+import { createAllocateContext } from './allocate-context';
 import { defaultAllocation, toContainerAllocateResponse } from './container-allocation';
 import { describeIds } from './describe-ids';
 import { DevicePluginError, toGrpcError } from './device-plugin-error';
 import type { ContainerAllocation, PluginDevice } from './plugin-device';
 import type { ResourceDeclaration } from './resource-declaration';
+import type { CallCancellation } from './unary-reply';
 
 /** A plugin-wide step applied to every container's allocation (the runtime half adds CDI names here). */
 export type AllocationTransform = (context: {
@@ -29,6 +36,9 @@ export function checkContainerCount(resource: string, rpc: string, count: number
     );
 }
 
+/** Up to how many IDs a container request is checked on the short path. */
+const FEW = 16;
+
 /** Checks one container's IDs: present, not repeated, known and healthy; returns the devices in request order. */
 export function resolveRequestedDevices<P>(
   resource: string,
@@ -36,13 +46,33 @@ export function resolveRequestedDevices<P>(
   devices: ReadonlyMap<string, PluginDevice<P>>,
   containerIndex: number,
 ): PluginDevice<P>[] {
-  const where = `container request ${containerIndex} for ${resource}`;
   if (!Array.isArray(ids) || ids.length === 0) {
     throw new DevicePluginError(
       Code.InvalidArgument,
-      `cannot allocate ${resource}: ${where} names no devices`,
+      `cannot allocate ${resource}: container request ${containerIndex} for ${resource} names no devices`,
     );
   }
+  // The usual request: a few IDs, each known, healthy and named once; checked without building sets.
+  if (ids.length <= FEW) {
+    const resolved: PluginDevice<P>[] = [];
+    for (let i = 0; i < ids.length; i++) {
+      const device = devices.get(ids[i] as string);
+      if (device === undefined || device.health !== Healthy || ids.indexOf(ids[i] as string) !== i) break;
+      resolved.push(device);
+    }
+    if (resolved.length === ids.length) return resolved;
+  }
+  return checkRequestedDevices(resource, ids, devices, containerIndex);
+}
+
+/** {@link resolveRequestedDevices} for any request: every problem found and named. */
+function checkRequestedDevices<P>(
+  resource: string,
+  ids: readonly string[],
+  devices: ReadonlyMap<string, PluginDevice<P>>,
+  containerIndex: number,
+): PluginDevice<P>[] {
+  const where = `container request ${containerIndex} for ${resource}`;
   const seen = new Set<string>();
   const repeated: string[] = [];
   const unknown: string[] = [];
@@ -84,7 +114,7 @@ export async function allocateContainers<P>(
   declaration: ResourceDeclaration<P>,
   devices: ReadonlyMap<string, PluginDevice<P>>,
   request: AllocateRequest,
-  signal: AbortSignal,
+  cancellation: CallCancellation,
   transform?: AllocationTransform,
 ): Promise<AllocateResponse> {
   const resource = declaration.name;
@@ -99,20 +129,33 @@ export async function allocateContainers<P>(
   const resolved = requests.map((container, index) =>
     resolveRequestedDevices(resource, container?.devicesIds ?? [], devices, index),
   );
-  const containerResponses = await Promise.all(
-    resolved.map(async (chosen, containerIndex) => {
-      let allocation: ContainerAllocation;
-      try {
-        allocation = declaration.allocate
-          ? await declaration.allocate({ resource, devices: chosen, containerIndex, signal })
-          : defaultAllocation(chosen);
-        if (transform) allocation = await transform({ resource, devices: chosen, allocation });
-        return toContainerAllocateResponse(allocation);
-      } catch (error) {
-        const grpc = toGrpcError(error, `allocate hook for ${resource} failed`);
-        throw new DevicePluginError(grpc.code, grpc.details, { cause: error });
-      }
-    }),
-  );
+  const answer = (chosen: PluginDevice<P>[], containerIndex: number) =>
+    allocateContainer(declaration, chosen, containerIndex, cancellation, transform);
+  // The kubelet sends one container request (P-27): answered without a Promise.all around it.
+  const containerResponses =
+    resolved.length === 1
+      ? [await answer(resolved[0] as PluginDevice<P>[], 0)]
+      : await Promise.all(resolved.map(answer));
   return { containerResponses };
+}
+
+/** One container's answer: the hook's (or the devices' own) allocation, transformed and checked. */
+async function allocateContainer<P>(
+  declaration: ResourceDeclaration<P>,
+  chosen: PluginDevice<P>[],
+  containerIndex: number,
+  cancellation: CallCancellation,
+  transform: AllocationTransform | undefined,
+): Promise<ContainerAllocateResponse> {
+  const resource = declaration.name;
+  try {
+    let allocation: ContainerAllocation = declaration.allocate
+      ? await declaration.allocate(createAllocateContext(resource, chosen, containerIndex, cancellation))
+      : defaultAllocation(chosen);
+    if (transform) allocation = await transform({ resource, devices: chosen, allocation });
+    return toContainerAllocateResponse(allocation);
+  } catch (error) {
+    const grpc = toGrpcError(error, `allocate hook for ${resource} failed`);
+    throw new DevicePluginError(grpc.code, grpc.details, { cause: error });
+  }
 }

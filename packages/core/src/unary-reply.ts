@@ -12,9 +12,41 @@ export function unaryReply<T>(
   );
 }
 
-/** A signal that aborts when the kubelet cancels the call. */
-export function cancellationSignal(call: { on(event: 'cancelled', fn: () => void): unknown }): AbortSignal {
-  const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
-  return controller.signal;
+/** A call's cancellation, as hooks see it. */
+export interface CallCancellation {
+  /** Aborts when the kubelet cancels the call. */
+  readonly signal: AbortSignal;
+}
+
+/** The part of a grpc-js server call that says whether, and tells when, the kubelet cancelled it. */
+export interface CancellableCall {
+  readonly cancelled?: boolean;
+  on(event: 'cancelled', fn: () => void): unknown;
+}
+
+/**
+ * The cancellation of a call, its signal made when first read: most hooks never read it, and an AbortSignal per
+ * call (and grpc-js's `cancelled` after every finished call aborting it, a DOMException each) is a good part of
+ * an Allocate's cost. A signal first read after the kubelet cancelled is aborted at once.
+ */
+export function callCancellation(call: CancellableCall): CallCancellation {
+  return new LazyCancellation(call);
+}
+
+/**
+ * A class, not an object literal with a getter: a literal's getter is a new closure each time, and with it each
+ * object gets a map of its own that holds the closure (and so the call and its stream) until the next full GC.
+ */
+class LazyCancellation implements CallCancellation {
+  #controller: AbortController | undefined;
+  constructor(private readonly call: CancellableCall) {}
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const made = new AbortController();
+      this.#controller = made;
+      if (this.call.cancelled === true) made.abort();
+      else this.call.on('cancelled', () => made.abort());
+    }
+    return this.#controller.signal;
+  }
 }

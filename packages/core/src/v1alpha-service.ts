@@ -3,7 +3,7 @@ import type { AllocateHandler } from './allocate-handler';
 import { Code } from './code';
 import { DevicePluginError } from './device-plugin-error';
 import type { ListAndWatchCall, ListAndWatchStreams } from './list-and-watch-streams';
-import { cancellationSignal, unaryReply } from './unary-reply';
+import { callCancellation, unaryReply } from './unary-reply';
 
 /** What {@link createV1alphaService} serves from. */
 export interface V1alphaServiceOptions {
@@ -26,7 +26,7 @@ export function createV1alphaService(options: V1alphaServiceOptions): v1alpha.De
           const ids = Array.isArray(call.request?.devicesIDs) ? call.request.devicesIDs : [];
           const response = await allocate(
             { containerRequests: [{ devicesIds: ids }] },
-            cancellationSignal(call),
+            callCancellation(call),
           );
           const first = response.containerResponses[0];
           if (first === undefined)

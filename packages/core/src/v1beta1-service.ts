@@ -4,7 +4,7 @@ import type { DeviceStore } from './device-store';
 import type { ListAndWatchCall, ListAndWatchStreams } from './list-and-watch-streams';
 import { preferredAllocation } from './preferred-allocation';
 import type { ResourceDeclaration } from './resource-declaration';
-import { cancellationSignal, unaryReply } from './unary-reply';
+import { callCancellation, unaryReply, type CancellableCall } from './unary-reply';
 
 /** What {@link createV1beta1Service} serves from. */
 export interface V1beta1ServiceOptions<P> {
@@ -33,7 +33,7 @@ export function createV1beta1Service<P>(options: V1beta1ServiceOptions<P>): Devi
       ),
     allocate: (call, callback) =>
       unaryReply(
-        () => allocate(call.request, cancellationSignal(call)),
+        () => allocate(call.request, callCancellation(call)),
         `Allocate for ${resource} failed`,
         callback,
       ),
@@ -50,7 +50,7 @@ export function createV1beta1Service<P>(options: V1beta1ServiceOptions<P>): Devi
 async function preStart<P>(
   declaration: ResourceDeclaration<P>,
   store: DeviceStore<P>,
-  call: { readonly request: PreStartContainerRequest } & Parameters<typeof cancellationSignal>[0],
+  call: { readonly request: PreStartContainerRequest } & CancellableCall,
 ): Promise<PreStartContainerResponse> {
   const hook = declaration.preStartContainer;
   if (hook === undefined) return {};
@@ -61,6 +61,6 @@ async function preStart<P>(
     return device ? [device] : [];
   });
   const unknownIds = ids.filter((id) => !known.has(id));
-  await hook({ resource: declaration.name, devices, unknownIds, signal: cancellationSignal(call) });
+  await hook({ resource: declaration.name, devices, unknownIds, signal: callCancellation(call).signal });
   return {};
 }

@@ -6,6 +6,7 @@ import {
   nvidiaDeviceListStrategy,
   nvidiaVisibleDevices,
 } from '../allocate/allocate-gpus';
+import { memoizeAllocation } from '../allocate/memoize-allocation';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
@@ -81,10 +82,14 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => {
     const { devices, replicas } = byName.get(name) ?? { devices: [], replicas: 1 };
     const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
+    // Pure in the devices and this plan's configuration: each combination is worked out once per scan.
+    const allocate = memoizeAllocation((chosen: readonly PluginDevice<GpuPayload>[]) =>
+      allocateGpus(chosen, config, name),
+    );
     return {
       name,
       devices,
-      allocate: ({ devices: chosen }) => allocateGpus(chosen, config, name),
+      allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
       ...(nvidia

@@ -1,0 +1,48 @@
+import { bestOf, compareMetrics, failedChecks, formatChecks, higherIsBetter } from './compare-metrics';
+
+describe('compareMetrics', () => {
+  it('fails a cost only beyond twice its baseline, a throughput only below half', () => {
+    const checks = compareMetrics(
+      { p50Ms: 1, p99Ms: 4, rssMiB: 50, callsPerSecond: 1000 },
+      { p50Ms: 2, p99Ms: 8.1, rssMiB: 20, callsPerSecond: 499 },
+    );
+    expect(checks.map((c) => [c.metric, c.status])).toEqual([
+      ['callsPerSecond', 'regressed'],
+      ['p50Ms', 'ok'],
+      ['p99Ms', 'regressed'],
+      ['rssMiB', 'ok'],
+    ]);
+    expect(higherIsBetter('callsPerSecond')).toBe(true);
+    expect(higherIsBetter('allocateP50Ratio')).toBe(false);
+  });
+
+  it('fails a metric the benchmark stopped reporting; reports new metrics and zero baselines without failing', () => {
+    const checks = compareMetrics({ goneMs: 1, errors: 0 }, { errors: 3, addedMs: 5 });
+    expect(checks).toEqual([
+      { metric: 'addedMs', measured: 5, status: 'new' },
+      { metric: 'errors', baseline: 0, measured: 3, status: 'unscaled' },
+      { metric: 'goneMs', baseline: 1, status: 'missing' },
+    ]);
+    expect(failedChecks(checks).map((c) => c.metric)).toEqual(['goneMs']);
+  });
+
+  it('takes the better figure of two runs per metric', () => {
+    expect(bestOf({ aMs: 3, bPerSecond: 10, only: 1 }, { aMs: 2, bPerSecond: 5, later: 4 })).toEqual({
+      aMs: 2,
+      bPerSecond: 10,
+      only: 1,
+      later: 4,
+    });
+  });
+
+  it('prints each metric with its ratio and says what a regression means', () => {
+    const table = formatChecks(
+      compareMetrics({ p99Ms: 2, okPerSecond: 100 }, { p99Ms: 5, okPerSecond: 120 }),
+    );
+    expect(table.split('\n')).toEqual([
+      'metric       baseline  measured  ratio  status',
+      'okPerSecond  100       120       1.20×  ok',
+      'p99Ms        2.00      5.00      2.50×  REGRESSED (> 2× baseline)',
+    ]);
+  });
+});

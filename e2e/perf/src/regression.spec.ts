@@ -1,0 +1,37 @@
+import { readBaseline } from './baseline-file';
+import { BENCHES } from './benches';
+import { checkBench, MAX_RUNS } from './check-bench';
+import { runBench } from './run-bench';
+
+// The CI regression check: every benchmark in short mode against its figures in baseline.json; a metric fails
+// only beyond 2× its baseline (half, for a `…PerSecond` throughput), and only when every one of up to three runs
+// shows it.
+// A listed benchmark without a baseline yet is a `todo` in jest's summary, never a silent pass.
+
+const RUN_TIMEOUT_MS = 180_000;
+const baseline = readBaseline();
+
+describe('benchmarks in short mode against e2e/perf/baseline.json', () => {
+  it('has a baseline only for listed benchmarks', () => {
+    const listed = new Set(BENCHES.map((bench) => bench.id));
+    expect(Object.keys(baseline).filter((id) => !listed.has(id))).toEqual([]);
+  });
+
+  for (const bench of BENCHES) {
+    const figures = baseline[bench.id];
+    if (figures === undefined) {
+      it.todo(`${bench.id}: no baseline yet; npx nx run e2e-perf:update-baseline -- ${bench.id}`);
+      continue;
+    }
+    it(
+      `${bench.id} stays within 2× of its baseline`,
+      async () => {
+        const result = await checkBench(bench, figures, (b) => runBench(b, RUN_TIMEOUT_MS));
+        process.stdout.write(`\n${result.report}\n`);
+        expect(result.problem).toBeUndefined();
+        expect(result.failures).toEqual([]);
+      },
+      MAX_RUNS * RUN_TIMEOUT_MS + 30_000,
+    );
+  }
+});
