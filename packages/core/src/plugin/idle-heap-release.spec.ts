@@ -1,0 +1,104 @@
+import { createFakeClock } from '@kdp/kubelet-sim';
+import { type Collection, observeCollections, startIdleHeapRelease } from './idle-heap-release';
+
+describe('startIdleHeapRelease', () => {
+  const setUp = (): {
+    collect: (c: Collection) => void;
+    gcs: () => number;
+    clock: ReturnType<typeof createFakeClock>;
+    stop: () => void;
+  } => {
+    const clock = createFakeClock();
+    let listener: ((c: Collection) => void) | undefined;
+    let count = 0;
+    const stop = startIdleHeapRelease({
+      gc: () => {
+        count += 1;
+      },
+      quietMs: 10_000,
+      clock,
+      observe: (onCollection) => {
+        listener = onCollection;
+        return () => {
+          listener = undefined;
+        };
+      },
+    });
+    return { collect: (c) => listener?.(c), gcs: () => count, clock, stop };
+  };
+  const scavenge = { minor: true, forced: false };
+
+  const burst = (collect: (c: Collection) => void, clock: { advance(ms: number): void }, n: number): void => {
+    for (let i = 0; i < n; i++) {
+      clock.advance(1_000);
+      collect(scavenge);
+    }
+  };
+
+  it('collects once, quietMs after the last scavenge of a burst, then nothing while nothing allocates', () => {
+    const { collect, gcs, clock } = setUp();
+    burst(collect, clock, 16);
+    clock.advance(9_999);
+    expect(gcs()).toBe(0);
+    clock.advance(1);
+    expect(gcs()).toBe(1);
+    clock.advance(600_000);
+    expect(gcs()).toBe(1);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('leaves a small burst (a start) to V8, and is not re-armed by its own or a full collection', () => {
+    const { collect, gcs, clock } = setUp();
+    clock.advance(60_000);
+    expect(clock.pending).toBe(0);
+    burst(collect, clock, 15);
+    clock.advance(10_000);
+    expect(gcs()).toBe(0);
+    burst(collect, clock, 16);
+    clock.advance(10_000);
+    expect(gcs()).toBe(1);
+    collect({ minor: false, forced: true });
+    collect({ minor: true, forced: true });
+    collect({ minor: false, forced: false });
+    clock.advance(60_000);
+    expect(gcs()).toBe(1);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('stops: no timer left, later collections ignored', () => {
+    const { collect, gcs, clock, stop } = setUp();
+    burst(collect, clock, 20);
+    stop();
+    collect(scavenge);
+    clock.advance(60_000);
+    expect(gcs()).toBe(0);
+    expect(clock.pending).toBe(0);
+  });
+});
+
+describe('observeCollections', () => {
+  it('reports a scavenge of V8 as minor and not forced', async () => {
+    const seen: Collection[] = [];
+    let done: () => void = () => undefined;
+    const scavenged = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const stop = observeCollections((c) => {
+      seen.push(c);
+      if (c.minor && !c.forced) done();
+    });
+    // Allocate until the young generation fills (a few MB) and V8 scavenges.
+    const keep: unknown[] = [];
+    const timer = setInterval(() => {
+      for (let i = 0; i < 50_000; i++) keep.push({ i });
+      keep.length = 0;
+    }, 1);
+    try {
+      await scavenged;
+    } finally {
+      clearInterval(timer);
+      stop();
+    }
+    expect(seen.some((c) => c.minor && !c.forced)).toBe(true);
+  });
+});

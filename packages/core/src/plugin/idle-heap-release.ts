@@ -1,0 +1,75 @@
+import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { systemClock, type Clock, type TimerHandle } from '@kdp/base';
+
+/** What {@link startIdleHeapRelease} learns of one garbage collection V8 ran. */
+export interface Collection {
+  /** A scavenge of the young generation: the process is allocating. */
+  readonly minor: boolean;
+  /** Asked for through `gc()` (this module's own release, among others). */
+  readonly forced: boolean;
+}
+
+/** Options of {@link startIdleHeapRelease}. */
+export interface IdleHeapReleaseOptions {
+  /** A full, compacting collection: `globalThis.gc`, there when Node runs with `--expose-gc` (the images set it). */
+  readonly gc: () => void;
+  /** How long without a scavenge before the heap is released; default 10 s. */
+  readonly quietMs?: number;
+  /**
+   * How many scavenges since the last release make a burst worth a release; default 16 (each is a young
+   * generation's worth of allocation, a few MiB). Fewer — a start, a rescan — are left to V8.
+   */
+  readonly minScavenges?: number;
+  /** The timers; default the system clock (unref'd timers). */
+  readonly clock?: Clock;
+  /** Tells `onCollection` of every collection until the returned stop is called; default a `gc` PerformanceObserver. */
+  readonly observe?: (onCollection: (collection: Collection) => void) => () => void;
+}
+
+/** V8's collections as {@link Collection}s, through a PerformanceObserver of `gc` entries. */
+export function observeCollections(onCollection: (collection: Collection) => void): () => void {
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries() as Array<
+      PerformanceEntry & { detail?: { kind?: number; flags?: number } }
+    >)
+      onCollection({
+        minor: entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR,
+        forced: ((entry.detail?.flags ?? 0) & constants.NODE_PERFORMANCE_GC_FLAGS_FORCED) !== 0,
+      });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return () => observer.disconnect();
+}
+
+/**
+ * Gives the memory of a burst of work back once the process is quiet again: `quietMs` after the last scavenge
+ * (V8 scavenges only while the process allocates), one full collection, when the burst scavenged at least
+ * `minScavenges` times. Under a burst V8 grows the young generation to its maximum and keeps it, with the burst's
+ * garbage, after the process went idle (a plugin after 3,000 Allocates). Nothing runs while the process stays
+ * idle: the timer is armed by a scavenge only, and the release's own (forced, full) collection does not arm it
+ * again. A small burst (the start, a rescan) is left alone: measured, a full collection then costs more resident
+ * memory than it frees. Returns the stop.
+ */
+export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => void {
+  const clock = options.clock ?? systemClock;
+  const quietMs = options.quietMs ?? 10_000;
+  const minScavenges = options.minScavenges ?? 16;
+  let timer: TimerHandle | undefined;
+  let scavenges = 0;
+  const release = (): void => {
+    timer = undefined;
+    if (scavenges >= minScavenges) options.gc();
+    scavenges = 0;
+  };
+  const stopObserving = (options.observe ?? observeCollections)((collection) => {
+    if (!collection.minor || collection.forced) return;
+    scavenges += 1;
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = clock.setTimeout(release, quietMs);
+  });
+  return () => {
+    stopObserving();
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = undefined;
+  };
+}
