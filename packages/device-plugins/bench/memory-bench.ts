@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildAllPluginsNode, buildPluginNode, PLUGIN_NAMES, type BenchNode } from './bench-nodes';
-import { readImageEnv } from './read-image-env';
+import { readImageEnv } from '@kdp/kubelet-sim/testing';
 import { measureStart, type StartResult, type StartTarget } from './measure-start';
 import { formatMetrics, type Metric } from './format-metrics';
 

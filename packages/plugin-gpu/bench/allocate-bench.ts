@@ -1,4 +1,4 @@
-// `nx run @kdp/plugin-gpu:bench:allocate`: Allocate latency and memory of gpu-device-plugin side by side with a
+// `nx run @kdp/plugin-gpu:bench-allocate`: Allocate latency and memory of gpu-device-plugin side by side with a
 // naive device plugin written directly on @grpc/grpc-js (bench/naive-device-plugin.ts), each in its own process,
 // both registered with one kubelet-sim in this process. A plain gRPC client acts as the kubelet for Allocate:
 // the same client code for both, calls sequential as the kubelet makes them, interleaved between the two
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { DevicePluginClient, type AllocateRequest } from '@kdp/api';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { bundleEntry, percentile, stopProcess } from '@kdp/kubelet-sim/testing';
+import { bundleEntry, percentile, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
 import { rootFlags } from '../src/testing/fixture-devices';
 import { buildNvidiaServer, nvidiaServerUuid } from '../src/testing/nvidia-server';
 
@@ -90,8 +90,11 @@ async function main(): Promise<void> {
   const sim = await createKubeletSim({ dir: join(base, 'dp') });
   const profile = process.env['KDP_BENCH_CPU_PROF'];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
-  const spawnNode = (args: string[]): ChildProcess =>
-    spawn(process.execPath, [...nodeFlags, ...args], { stdio: ['ignore', log, log] });
+  const spawnNode = (args: string[], env: Readonly<Record<string, string>> = {}): ChildProcess =>
+    spawn(process.execPath, [...nodeFlags, ...args], {
+      stdio: ['ignore', log, log],
+      env: { ...process.env, ...env },
+    });
   const contenders: Contender[] = [
     {
       name: 'naive grpc-js plugin',
@@ -109,13 +112,11 @@ async function main(): Promise<void> {
     {
       name: 'kdp gpu-device-plugin',
       resource: KDP,
-      child: spawnNode([
-        join(__dirname, '..', 'main.js'),
-        'serve',
-        ...rootFlags(fixture),
-        '--device-plugin-dir',
-        sim.dir,
-      ]),
+      child: spawnNode(
+        [join(__dirname, '..', 'main.js'), 'serve', ...rootFlags(fixture), '--device-plugin-dir', sim.dir],
+        // As its image starts it (tools/image/node-runtime.json).
+        readImageEnv(join(__dirname, '..', '..', '..', '..')),
+      ),
       request: (i) => ({ containerRequests: [{ devicesIds: [nvidiaServerUuid(i % GPUS)] }] }),
       times: [],
     },
