@@ -1,4 +1,4 @@
-import { parseBenchMetrics } from './bench-metrics';
+import { parseBenchMetrics, selectMetrics } from './bench-metrics';
 import { bundlePathOf } from './run-bench';
 import { medianMetrics } from './update-baseline';
 
@@ -29,5 +29,13 @@ describe('medianMetrics', () => {
   it("takes each metric's median over the runs that all reported it", () => {
     expect(medianMetrics([{ a: 3, b: 1 }, { a: 1 }, { a: 2, b: 5 }])).toEqual({ a: 2 });
     expect(medianMetrics([{ a: 1 }, { a: 4 }])).toEqual({ a: 2.5 });
+  });
+});
+
+describe('selectMetrics', () => {
+  it('keeps the metrics whose names match, or all', () => {
+    const metrics = { 'a p50': 1, 'a p99': 9 };
+    expect(selectMetrics(metrics, /p50$/)).toEqual({ 'a p50': 1 });
+    expect(selectMetrics(metrics, undefined)).toBe(metrics);
   });
 });

@@ -19,3 +19,9 @@ export function parseBenchMetrics(text: string): BenchMetrics {
   if (Object.keys(value).length === 0) throw new Error('the JSON holds no metric');
   return value as BenchMetrics;
 }
+
+/** The metrics whose names match `only` (all without it). */
+export function selectMetrics(metrics: BenchMetrics, only: RegExp | undefined): BenchMetrics {
+  if (only === undefined) return metrics;
+  return Object.fromEntries(Object.entries(metrics).filter(([name]) => only.test(name)));
+}

@@ -1,4 +1,11 @@
-import { bestOf, compareMetrics, failedChecks, formatChecks, higherIsBetter } from './compare-metrics';
+import {
+  bestOf,
+  compareMetrics,
+  failedChecks,
+  formatChecks,
+  higherIsBetter,
+  isMilliseconds,
+} from './compare-metrics';
 
 describe('compareMetrics', () => {
   it('fails a cost only beyond twice its baseline, a throughput only below half', () => {
@@ -14,6 +21,28 @@ describe('compareMetrics', () => {
     ]);
     expect(higherIsBetter('callsPerSecond')).toBe(true);
     expect(higherIsBetter('allocateP50Ratio')).toBe(false);
+  });
+
+  it('needs a time to grow by more than a millisecond as well as beyond twice its baseline', () => {
+    const checks = compareMetrics(
+      { 'tiny p99': 0.01, 'dra.prepare.p99': 0.4, fastMs: 0.5, start_ms: 3, countMiB: 0.2 },
+      { 'tiny p99': 0.9, 'dra.prepare.p99': 1.5, fastMs: 1.4, start_ms: 6.5, countMiB: 0.9 },
+    );
+    expect(checks.map((c) => [c.metric, c.status])).toEqual([
+      ['countMiB', 'regressed'],
+      ['dra.prepare.p99', 'regressed'],
+      ['fastMs', 'ok'],
+      ['start_ms', 'regressed'],
+      ['tiny p99', 'ok'],
+    ]);
+    expect(['a p50', 'a.p99', 'aMs', 'a_ms', 'aMiB', 'aRatio'].map(isMilliseconds)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('fails a metric the benchmark stopped reporting; reports new metrics and zero baselines without failing', () => {

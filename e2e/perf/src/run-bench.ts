@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleEntry } from '@kdp/kubelet-sim/testing';
-import { parseBenchMetrics, type BenchMetrics } from './bench-metrics';
+import { parseBenchMetrics, selectMetrics, type BenchMetrics } from './bench-metrics';
 import type { BenchSpec } from './benches';
 
 /** The workspace root. */
@@ -70,7 +70,7 @@ export async function runBench(bench: BenchSpec, timeoutMs: number): Promise<Ben
       };
     }
     try {
-      return { metrics: parseBenchMetrics(text), output, seconds: seconds() };
+      return { metrics: selectMetrics(parseBenchMetrics(text), bench.metrics), output, seconds: seconds() };
     } catch (error) {
       return { problem: `bad $KDP_BENCH_JSON: ${(error as Error).message}`, output, seconds: seconds() };
     }
