@@ -22,6 +22,22 @@ export interface SliceDevice {
   readonly pciBusId?: string | undefined;
   /** The PCIe root; published as `resource.kubernetes.io/pcieRoot`. */
   readonly pcieRoot?: string | undefined;
+  /** What the device takes of its pool's counter sets while allocated (KEP 4815); at most 2 entries, one per set. */
+  readonly consumesCounters?:
+    readonly { counterSet: string; counters: Readonly<Record<string, string | number>> }[] | undefined;
+}
+
+/** A counter set of a pool (KEP 4815 `sharedCounters`): counter name → quantity. */
+export interface SliceCounterSet {
+  /** A DNS label, unique in the pool. */
+  readonly name: string;
+  readonly counters: Readonly<Record<string, string | number>>;
+}
+
+/** A pool with counter sets: its devices and the counter sets they consume. */
+export interface SlicePool {
+  readonly devices: readonly SliceDevice[];
+  readonly sharedCounters?: readonly SliceCounterSet[] | undefined;
 }
 
 /** The device model of a node: pool name → its devices (a `Map` or a plain object). */
