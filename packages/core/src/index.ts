@@ -18,6 +18,13 @@ export type {
   ResourceDeclaration,
   ResourceOptions,
 } from './resource-declaration';
+export type {
+  DraCounterConsumption,
+  DraCounterSet,
+  DraPool,
+  DraPoolDevice,
+  ResourceDraHooks,
+} from './resource-dra-hooks';
 export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,

@@ -102,6 +102,7 @@ function declareResource(
     // Under CDI alone (DRA) the device nodes and mounts go with the devices whatever the strategy.
     allocateForCdi: (context) => allocateWith(context, (_current, allocation) => allocation),
     deviceListEnv: (devices) => entry().spec.deviceListEnv?.(devices) ?? {},
+    dra: { pool: (devices) => entry().spec.dra?.pool?.(devices) ?? { devices } },
     ...(spec.preferredAllocation !== undefined
       ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
       : {}),

@@ -21,3 +21,12 @@ export type {
   PlaygroundDriverTestOptions,
   PlaygroundMachine,
 } from './create-playground-driver-test';
+export { startPlaygroundDriver } from './start-playground-driver';
+export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
+export {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  kubectl,
+  podManifest,
+} from './playground-pod-checks';

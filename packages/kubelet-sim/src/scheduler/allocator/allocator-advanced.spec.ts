@@ -29,6 +29,15 @@ const prioritized = (
   },
 });
 
+/** A slice of pool `p` (2 slices) holding counter sets and no devices, as Kubernetes 1.35 publishes them. */
+const counterSetSlice = (
+  sharedCounters: NonNullable<ResourceSlice['spec']['sharedCounters']>,
+): ResourceSlice => {
+  const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
+  const { devices: _none, ...spec } = counters.spec;
+  return { ...counters, spec: { ...spec, sharedCounters } };
+};
+
 describe('allocateClaims: prioritized lists, constraints, config', () => {
   const t4s = fixtureSlice('s', [
     gpuDevice('gpu-0', { attributes: { model: { string: 'T4' } } }),
@@ -122,15 +131,7 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
   });
 
   it('shares counters between devices of a pool (sharedCounters / consumesCounters)', () => {
-    const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
-    const { devices: _none, ...counterSpec } = counters.spec;
-    const withCounters: ResourceSlice = {
-      ...counters,
-      spec: {
-        ...counterSpec,
-        sharedCounters: [{ name: 'mem', counters: { bytes: { value: '40Gi' } } }],
-      },
-    };
+    const withCounters = counterSetSlice([{ name: 'mem', counters: { bytes: { value: '40Gi' } } }]);
     const uses = (v: string): object => ({
       consumesCounters: [{ counterSet: 'mem', counters: { bytes: { value: v } } }],
     });
@@ -153,6 +154,30 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
     expect(devicesOf(first)).toEqual(['gpu:whole']);
     const allocated = [{ ...held, status: { allocation: allocationOf(first) } }];
     expect(allocate([fixtureClaim('c', { gpu: {} })], [withCounters, parts], { allocated })).toEqual(cannot);
+  });
+
+  it('checks only the counters a device consumes: an overdrawn counter set of another GPU blocks nothing else', () => {
+    // The 1.35 layout: counter sets in a slice of their own. gpu-0's set shrank below what its allocated
+    // partition holds (a mode change); a partition of gpu-1 must still fit, as kube-scheduler checks each
+    // consumed counter alone.
+    const sets = counterSetSlice([
+      { name: 'gpu-0', counters: { xcp: { value: '1' } } },
+      { name: 'gpu-1', counters: { xcp: { value: '8' } } },
+    ]);
+    const part = (name: string, set: string, n: string): ReturnType<typeof gpuDevice> =>
+      gpuDevice(name, { consumesCounters: [{ counterSet: set, counters: { xcp: { value: n } } }] });
+    const parts = fixtureSlice('parts', [part('a-0', 'gpu-0', '2'), part('b-0', 'gpu-1', '2')], {
+      pool: 'p',
+      count: 2,
+    });
+    const held = fixtureClaim('held', { gpu: {} });
+    const heldAllocation = {
+      devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'p', device: 'a-0' }] },
+    };
+    const allocated = [{ ...held, status: { allocation: heldAllocation } }];
+    expect(devicesOf(allocate([fixtureClaim('c', { gpu: {} })], [sets, parts], { allocated }))).toEqual([
+      'gpu:b-0',
+    ]);
   });
 
   it('shares devices with allowMultipleAllocations by capacity, with request policies', () => {
