@@ -1,4 +1,11 @@
-import { loadNvmlLibrary, NVML, NVML_LIBRARY, readNvmlUuid } from './nvml-library';
+import {
+  checkNvml as check,
+  loadNvmlLibrary,
+  messageOf,
+  NVML,
+  NVML_LIBRARY,
+  readNvmlUuid,
+} from './nvml-library';
 import { migProfileName } from './mig-profile';
 
 /** One MIG device as NVML reports it. */
@@ -63,15 +70,6 @@ export function loadNvmlMig(options: NvmlMigOptions = {}): NvmlMigLoad {
   return { ok: true, mig: { read: (uuid) => readGpu(nvml, uuid) } };
 }
 
-/** An error's message (koffi's errors may come from another realm), without koffi's generic prefix. */
-const messageOf = (error: unknown): string => {
-  const message = (error as { message?: unknown } | undefined)?.message;
-  return (typeof message === 'string' ? message : String(error)).replace(
-    /^Failed to load shared library: /,
-    '',
-  );
-};
-
 function bind(library: string) {
   const { lib } = loadNvmlLibrary(library);
   return {
@@ -104,11 +102,6 @@ function bind(library: string) {
 }
 
 type Bound = ReturnType<typeof bind>;
-
-/** Calls an NVML function; throws `<name> returned <code>` unless it succeeds. */
-function check(name: string, code: unknown): void {
-  if (code !== NVML.SUCCESS) throw new Error(`${name} returned ${String(code)}`);
-}
 
 function readGpu(nvml: Bound, gpuUuid: string): NvmlMigGpu {
   const handle: unknown[] = [null];
