@@ -3,6 +3,7 @@ import { defaultAllocation } from '../container-allocation';
 import { createPushSource, type PushSource } from '../device-source';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import { defineResource, type AllocateContext, type ResourceDeclaration } from '../resource-declaration';
+import type { ResourceDraHooks } from '../resource-dra-hooks';
 import type { ResourceSet, ResourceSpec } from './define-plugin';
 import { heldExclusion, type DeviceMemory } from './device-memory';
 import type { ResourceHost } from './serve-mode';
@@ -108,7 +109,18 @@ function declareResource(
     ...(spec.preStartContainer !== undefined
       ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
       : {}),
+    ...(spec.dra !== undefined ? { dra: currentDraHooks(entry) } : {}),
   });
+}
+
+/** A resource's DRA hooks as its spec has them now (a scan may bring new ones). */
+function currentDraHooks(entry: () => Entry): ResourceDraHooks<unknown> {
+  return {
+    pool: (devices) => entry().spec.dra?.pool?.(devices) ?? { devices },
+    prepare: async (context) =>
+      (await entry().spec.dra?.prepare?.(context)) ?? context.devices.map(() => undefined),
+    unprepare: async (context) => entry().spec.dra?.unprepare?.(context),
+  };
 }
 
 /** Creates the applier of one plugin. */
