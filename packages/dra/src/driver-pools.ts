@@ -1,9 +1,10 @@
 import type { Clock, LifecycleLogger } from '@kdp/base';
 import type { AnyResourceDeclaration, PluginDevice } from '@kdp/core';
 import type { ResourceHost } from '@kdp/core/plugin';
-import { draPoolName, toSliceDevice } from './dra-serve-mode-devices';
+import { draPool, toPoolSliceDevice } from './dra-pool';
+import { draPoolName } from './dra-serve-mode-devices';
 import type { DeviceHealthReport, HealthSource } from './health-service';
-import type { SliceDevice } from './pool-slices';
+import type { SliceCounterSet, SliceDevice, SlicePoolEntry } from './pool-slices';
 
 /** One resource of a driver: its declaration and its devices now, by DRA device name. */
 export interface ServedResource {
@@ -12,6 +13,8 @@ export interface ServedResource {
   unsubscribe: () => void;
   devices: ReadonlyMap<string, PluginDevice<unknown>>;
   slice: readonly SliceDevice[];
+  /** The pool's counter sets (the resource's `dra.pool` hook), published whatever its devices' health. */
+  sharedCounters: readonly SliceCounterSet[];
   /** When its devices' health was last observed: the last device list pushed, or the last unchanged probe. */
   observedAt: number;
 }
@@ -21,8 +24,8 @@ export interface DriverPools {
   readonly host: ResourceHost;
   /** The served resources by pool name. */
   readonly byPool: ReadonlyMap<string, ServedResource>;
-  /** The healthy devices of every pool, as slices publish them. */
-  slices(): Map<string, readonly SliceDevice[]>;
+  /** The healthy devices of every pool (and its counter sets, if any), as slices publish them. */
+  slices(): Map<string, SlicePoolEntry>;
   readonly health: HealthSource;
   /** Stops following the resources' device lists. */
   close(): void;
@@ -55,8 +58,9 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
   const setDevices = (resource: ServedResource, list: readonly PluginDevice<unknown>[]): void => {
     const devices = new Map<string, PluginDevice<unknown>>();
     const slice: SliceDevice[] = [];
-    for (const device of list) {
-      const sliceDevice = toSliceDevice(resource.declaration.name, device);
+    const pool = draPool(resource.declaration, list, logger);
+    for (const device of pool.devices) {
+      const sliceDevice = toPoolSliceDevice(resource.declaration.name, device);
       const other = devices.get(sliceDevice.name);
       if (other !== undefined) {
         logger.error(
@@ -76,6 +80,7 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
     }
     resource.devices = devices;
     resource.slice = slice;
+    resource.sharedCounters = pool.sharedCounters ?? [];
     resource.observedAt = clock.now();
     notify();
   };
@@ -90,6 +95,7 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
         pool,
         devices: new Map(),
         slice: [],
+        sharedCounters: [],
         unsubscribe: () => undefined,
         observedAt: clock.now(),
       };
@@ -114,7 +120,15 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
   return {
     host,
     byPool,
-    slices: () => new Map([...byPool].map(([pool, resource]) => [pool, resource.slice])),
+    slices: () =>
+      new Map(
+        [...byPool].map(([pool, resource]): [string, SlicePoolEntry] => [
+          pool,
+          resource.sharedCounters.length > 0
+            ? { devices: resource.slice, sharedCounters: resource.sharedCounters }
+            : resource.slice,
+        ]),
+      ),
     health: {
       current: () =>
         [...byPool].flatMap(([pool, entry]) =>

@@ -1,4 +1,4 @@
-import type { DesiredPool } from './desired-pools';
+import { contentText, type DesiredPool, type SliceContent } from './desired-pools';
 import { deviceKey } from './pool-slices';
 import type { SliceObject } from './slice-object';
 
@@ -32,8 +32,8 @@ export interface PoolPlan {
 }
 
 /**
- * Plans one pool's writes. Stored slices are matched to the desired ones by the slice their first device belongs
- * in (newest generation first, then by name, so the match is the same every time); the rest fill the desired
+ * Plans one pool's writes. Stored slices are matched to the desired ones by the slice their first device (or counter set)
+ * belongs in (newest generation first, then by name, so the match is the same every time); the rest fill the desired
  * slices left over, as an update is cheaper than a delete and a create. Any change bumps the generation and
  * rewrites every slice, unless `keepGenerationForSingleUpdate` and only one slice's content changed.
  */
@@ -45,7 +45,7 @@ export function planPool(input: PoolPlanInput): PoolPlan {
 
   const { matched, obsolete } = matchSlices(existing, want);
   const differs = (i: number, slice: SliceObject): boolean =>
-    !sameDevices(slice, want.texts[i], want.slices[i] ?? []) ||
+    !sameContent(slice, want.texts[i], want.slices[i]) ||
     slice.spec.pool?.resourceSliceCount !== count ||
     !(slice.metadata.ownerReferences ?? []).some((o) => o.kind === 'Node' && o.uid === nodeUid);
   const changed = [...matched].filter(([i, slice]) => differs(i, slice)).map(([i]) => i);
@@ -70,21 +70,40 @@ export function planPool(input: PoolPlanInput): PoolPlan {
 
 const textOfStored = new WeakMap<SliceObject, string>();
 
+/** Whether two lists hold the same entries by {@link deviceKey}. */
+const sameEntries = (stored: readonly unknown[], want: readonly unknown[]): boolean =>
+  stored.length === want.length && stored.every((d, j) => deviceKey(d) === deviceKey(want[j]));
+
 /**
- * Whether a stored slice holds the devices wanted (`text` is their JSON text, as written). An API server gives
- * back what it was sent, so the texts are compared first, once per slice object (the cache holds each answer as
- * one object, never changed); only a slice whose text differs is compared device by device ({@link deviceKey}:
- * key order, empty fields and the spelling of quantities do not count).
+ * Whether a stored slice holds the devices and counter sets wanted (`text` is their {@link contentText}, as
+ * written). An API server gives back what it was sent, so the texts are compared first, once per slice object (the
+ * cache holds each answer as one object, never changed); only a slice whose text differs is compared entry by
+ * entry ({@link deviceKey}: key order, empty fields and the spelling of quantities do not count).
  */
-function sameDevices(slice: SliceObject, text: string | undefined, want: readonly unknown[]): boolean {
-  const devices = slice.spec.devices ?? [];
+function sameContent(slice: SliceObject, text: string | undefined, want: SliceContent | undefined): boolean {
   let stored = textOfStored.get(slice);
   if (stored === undefined) {
-    stored = JSON.stringify(devices);
+    stored = contentText(slice.spec as { devices?: unknown[]; sharedCounters?: unknown });
     textOfStored.set(slice, stored);
   }
   if (stored === text) return true;
-  return devices.length === want.length && devices.every((d, j) => deviceKey(d) === deviceKey(want[j]));
+  const counters = slice.spec['sharedCounters'];
+  return (
+    sameEntries(slice.spec.devices ?? [], want?.devices ?? []) &&
+    sameEntries(Array.isArray(counters) ? counters : [], want?.sharedCounters ?? [])
+  );
+}
+
+/** The name a slice is matched by: its first device's, or `counters/` and its first counter set's. */
+function firstName(spec: {
+  readonly devices?: readonly unknown[];
+  readonly sharedCounters?: unknown;
+}): string | undefined {
+  const device = spec.devices?.[0] as { name?: unknown } | undefined;
+  if (device !== undefined) return String(device.name);
+  const set = (Array.isArray(spec.sharedCounters) ? spec.sharedCounters[0] : undefined) as
+    { name?: unknown } | undefined;
+  return set === undefined ? undefined : `counters/${String(set.name)}`;
 }
 
 /** Pairs stored slices with desired ones: by first device, then the rest in order; what is left is obsolete. */
@@ -93,7 +112,10 @@ function matchSlices(
   want: DesiredPool,
 ): { matched: Map<number, SliceObject>; obsolete: SliceObject[] } {
   const indexOf = new Map<string, number>();
-  want.slices.forEach((devices, i) => devices.forEach((d) => indexOf.set(d.name, i)));
+  want.slices.forEach((content, i) => {
+    for (const d of content.devices ?? []) indexOf.set(d.name, i);
+    for (const set of content.sharedCounters ?? []) indexOf.set(`counters/${set.name}`, i);
+  });
   const candidates = [...existing].sort(
     (a, b) =>
       (b.spec.pool?.generation ?? 0) - (a.spec.pool?.generation ?? 0) ||
@@ -102,8 +124,8 @@ function matchSlices(
   const matched = new Map<number, SliceObject>();
   const unmatched: SliceObject[] = [];
   for (const slice of candidates) {
-    const first = slice.spec.devices?.[0] as { name?: unknown } | undefined;
-    const index = first === undefined ? undefined : indexOf.get(String(first.name));
+    const first = firstName(slice.spec as { devices?: unknown[]; sharedCounters?: unknown });
+    const index = first === undefined ? undefined : indexOf.get(first);
     if (index === undefined || matched.has(index)) unmatched.push(slice);
     else matched.set(index, slice);
   }

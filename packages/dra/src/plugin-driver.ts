@@ -8,7 +8,7 @@ import { createDriverPools } from './driver-pools';
 import type { DraServeModeEvent } from './dra-serve-mode-event';
 import type { DraMetrics } from './dra-metrics';
 import { createResourceApiDiscovery } from './resource-api-discovery';
-import type { SliceDevice } from './pool-slices';
+import type { SlicePoolEntry } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
 import { unpreparePluginClaim } from './unprepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
@@ -62,14 +62,14 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
   /** Per pool, its devices as last handed to the publisher. */
   const handed = new Map<string, string>();
   /** The pools to publish now; a pool whose devices changed since the last hand-over is told to the metrics. */
-  const model = (): Map<string, readonly SliceDevice[]> => {
+  const model = (): Map<string, SlicePoolEntry> => {
     const current = pools.slices();
     if (options.metrics === undefined) return current; // no serialization of every device just to compare
-    for (const [pool, devices] of current) {
-      const content = JSON.stringify(devices);
+    for (const [pool, entry] of current) {
+      const content = JSON.stringify(entry);
       if (handed.get(pool) === content) continue;
       handed.set(pool, content);
-      options.metrics?.poolChanged(name, pool, devices.length);
+      options.metrics?.poolChanged(name, pool, ('devices' in entry ? entry.devices : entry).length);
     }
     for (const pool of [...handed.keys()]) if (!current.has(pool)) handed.delete(pool);
     return current;

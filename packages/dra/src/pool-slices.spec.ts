@@ -27,6 +27,38 @@ describe('toApiDevice', () => {
     expect(toApiDevice({ name: 'bare' })).toEqual({ name: 'bare' });
   });
 
+  it('writes consumesCounters sorted by counter set, counters as quantities; refuses 33 counters in one', () => {
+    const device = toApiDevice({
+      name: 'xcp-1',
+      consumesCounters: [
+        { counterSet: 'gpu-1', counters: { xcp: 1 } },
+        { counterSet: 'gpu-0', counters: { memory: '24Gi', xcp: 2 } },
+      ],
+    });
+    expect(JSON.stringify(device)).toBe(
+      JSON.stringify({
+        name: 'xcp-1',
+        consumesCounters: [
+          { counterSet: 'gpu-0', counters: { memory: { value: '24Gi' }, xcp: { value: '2' } } },
+          { counterSet: 'gpu-1', counters: { xcp: { value: '1' } } },
+        ],
+      }),
+    );
+    expect(deviceKey(device)).toBe(
+      deviceKey({
+        name: 'xcp-1',
+        consumesCounters: [
+          { counterSet: 'gpu-0', counters: { xcp: { value: '2' }, memory: { value: '24576Mi' } } },
+          { counterSet: 'gpu-1', counters: { xcp: { value: '1' } } },
+        ],
+      }),
+    );
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`c${i}`, 1]));
+    expect(() => toApiDevice({ name: 'd', consumesCounters: [{ counterSet: 's', counters: many }] })).toThrow(
+      'device d: consumption of counter set s has 33 counters, more than 32',
+    );
+  });
+
   it('refuses a number that is not an integer', () => {
     expect(() => toApiDevice({ name: 'd', attributes: { ratio: 0.5 } })).toThrow(
       'device d: attribute ratio is 0.5, not an integer',
@@ -47,6 +79,15 @@ describe('splitPool', () => {
     expect(
       splitPool(Array.from({ length: 257 }, (_, i) => ({ name: `x${i}` }))).map((s) => s.length),
     ).toEqual([128, 128, 1]);
+  });
+
+  it('cuts a slice holding a device that consumes counters at 64 devices, others at the limit given', () => {
+    const uses = [{ counterSet: 's', counters: { n: 1 } }];
+    const plain = Array.from({ length: 200 }, (_, i) => ({ name: `a${i}` }));
+    const counted = Array.from({ length: 100 }, (_, i) => ({ name: `b${i}`, consumesCounters: uses }));
+    // a0…a127; a128…a199 (72 plain: a counted device would make it 73 > 64, so it starts the next); b0…b63; the rest.
+    expect(splitPool([...plain, ...counted]).map((s) => s.length)).toEqual([128, 72, 64, 36]);
+    expect(splitPool(counted, 10).map((s) => s.length)).toEqual(Array.from({ length: 10 }, () => 10));
   });
 
   it('refuses a name listed twice', () => {

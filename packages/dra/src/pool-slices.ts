@@ -1,4 +1,5 @@
 import { canonicalQuantity } from './canonical-quantity';
+import { COUNTER_LIMITS, toApiCounters } from './pool-counters';
 
 /** The standard attribute that places a device on the PCI bus (`0000:3b:00.0`), for alignment across drivers. */
 export const PCI_BUS_ID_ATTRIBUTE = 'resource.kubernetes.io/pciBusID';
@@ -40,9 +41,11 @@ export interface SlicePool {
   readonly sharedCounters?: readonly SliceCounterSet[] | undefined;
 }
 
+/** One pool of the device model: its devices, or its devices and counter sets. */
+export type SlicePoolEntry = readonly SliceDevice[] | SlicePool;
+
 /** The device model of a node: pool name → its devices (a `Map` or a plain object). */
-export type SlicePools =
-  ReadonlyMap<string, readonly SliceDevice[]> | Readonly<Record<string, readonly SliceDevice[]>>;
+export type SlicePools = ReadonlyMap<string, SlicePoolEntry> | Readonly<Record<string, SlicePoolEntry>>;
 
 /** A `resource.k8s.io/v1` device attribute. */
 export type ApiDeviceAttribute =
@@ -53,6 +56,7 @@ export interface ApiDevice {
   name: string;
   attributes?: Record<string, ApiDeviceAttribute>;
   capacity?: Record<string, { value: string }>;
+  consumesCounters?: { counterSet: string; counters: Record<string, { value: string }> }[];
 }
 
 function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
@@ -90,10 +94,21 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
   const capacityNames = Object.keys(capacities);
   const capacity: Record<string, { value: string }> = {};
   for (const name of capacityNames.sort(byCodeUnit)) capacity[name] = { value: String(capacities[name]) };
+  const consumesCounters = [...(device.consumesCounters ?? [])]
+    .sort((a, b) => byCodeUnit(a.counterSet, b.counterSet))
+    .map((use) => ({
+      counterSet: use.counterSet,
+      counters: toApiCounters(
+        use.counters,
+        COUNTER_LIMITS.countersPerConsumption,
+        `device ${device.name}: consumption of counter set ${use.counterSet}`,
+      ),
+    }));
   return {
     name: device.name,
     ...(names.length > 0 ? { attributes } : {}),
     ...(capacityNames.length > 0 ? { capacity } : {}),
+    ...(consumesCounters.length > 0 ? { consumesCounters } : {}),
   };
 }
 
@@ -126,9 +141,14 @@ export function compareDeviceNames(a: string, b: string): number {
   return compareNameChunks(a, nameChunks(a), b, nameChunks(b));
 }
 
+/** Whether a device counts for the lower per-slice limit (it consumes counters or has taints). */
+const isAdvanced = (device: ApiDevice): boolean =>
+  device.consumesCounters !== undefined || (device as { taints?: unknown }).taints !== undefined;
+
 /**
  * Splits a pool's devices into slices: sorted by name ({@link compareDeviceNames}) and cut every `max`
- * devices, so the same devices always give the same slices; a pool without devices is one empty slice.
+ * devices — every 64 at most in a slice holding a device that consumes counters or has taints, as the API allows —
+ * so the same devices always give the same slices; a pool without devices is one empty slice.
  * Throws on a duplicate device name.
  */
 export function splitPool(
@@ -143,8 +163,20 @@ export function splitPool(
   for (let i = 1; i < sorted.length; i++)
     if (sorted[i]?.name === sorted[i - 1]?.name) throw new Error(`device ${sorted[i]?.name} is listed twice`);
   const slices: ApiDevice[][] = [];
-  for (let i = 0; i < sorted.length; i += max) slices.push(sorted.slice(i, i + max));
-  return slices.length > 0 ? slices : [[]];
+  const advancedMax = Math.min(max, COUNTER_LIMITS.devicesPerSliceWithCounters);
+  let current: ApiDevice[] = [];
+  let advanced = false;
+  for (const device of sorted) {
+    const nowAdvanced: boolean = advanced || isAdvanced(device);
+    if (current.length >= (nowAdvanced ? advancedMax : max)) {
+      slices.push(current);
+      current = [];
+      advanced = isAdvanced(device);
+    } else advanced = nowAdvanced;
+    current.push(device);
+  }
+  if (current.length > 0 || slices.length === 0) slices.push(current);
+  return slices;
 }
 
 function canonical(value: unknown): unknown {
@@ -160,23 +192,34 @@ function canonical(value: unknown): unknown {
 }
 
 /**
- * A text that is the same for two devices exactly when the API server would hold the same device: key order,
- * empty fields and the spelling of quantities (`1Gi` / `1024Mi`) do not count.
+ * A text that is the same for two devices (or two counter sets) exactly when the API server would hold the same:
+ * key order, empty fields and the spelling of quantities (`1Gi` / `1024Mi`) do not count.
  */
 export function deviceKey(device: unknown): string {
   if (typeof device !== 'object' || device === null) return JSON.stringify(device ?? null);
   const copy = { ...(device as Record<string, unknown>) };
-  const capacity = copy['capacity'];
-  if (typeof capacity === 'object' && capacity !== null) {
-    const mapped: Record<string, unknown> = {};
-    for (const [name, cap] of Object.entries(capacity as Record<string, unknown>)) {
-      const value = (cap as { value?: unknown } | null)?.value;
-      mapped[name] =
-        typeof value === 'string' || typeof value === 'number'
-          ? { ...(cap as object), value: canonicalQuantity(String(value)) }
-          : cap;
-    }
-    copy['capacity'] = mapped;
-  }
+  if (copy['capacity'] !== undefined) copy['capacity'] = canonicalCounters(copy['capacity']);
+  if (copy['counters'] !== undefined) copy['counters'] = canonicalCounters(copy['counters']);
+  const uses = copy['consumesCounters'];
+  if (Array.isArray(uses))
+    copy['consumesCounters'] = uses.map((use: unknown) =>
+      typeof use === 'object' && use !== null
+        ? { ...use, counters: canonicalCounters((use as { counters?: unknown }).counters) }
+        : use,
+    );
   return JSON.stringify(canonical(copy));
+}
+
+/** Capacities or counters (`{ name: { value } }`) with each quantity in canonical form, for comparison. */
+function canonicalCounters(counters: unknown): unknown {
+  if (typeof counters !== 'object' || counters === null) return counters;
+  const out: Record<string, unknown> = {};
+  for (const [name, counter] of Object.entries(counters as Record<string, unknown>)) {
+    const value = (counter as { value?: unknown } | null)?.value;
+    out[name] =
+      typeof value === 'string' || typeof value === 'number'
+        ? { ...(counter as object), value: canonicalQuantity(String(value)) }
+        : counter;
+  }
+  return out;
 }

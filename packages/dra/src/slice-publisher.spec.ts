@@ -1,5 +1,11 @@
 import { createApiServer, type ApiServer, type KubeObject } from '@kdp/kubelet-sim';
-import { compareDeviceNames, type SliceDevice, type SlicePools } from './pool-slices';
+import {
+  compareDeviceNames,
+  type SliceCounterSet,
+  type SliceDevice,
+  type SlicePool,
+  type SlicePools,
+} from './pool-slices';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
 const DRIVER = 'gpu.kdp.dev';
@@ -12,6 +18,7 @@ interface Slice extends KubeObject {
     nodeName: string;
     pool: { name: string; generation: number; resourceSliceCount: number };
     devices: { name: string; attributes?: Record<string, unknown>; capacity?: Record<string, unknown> }[];
+    sharedCounters?: { name: string; counters: Record<string, { value: string }> }[];
   };
 }
 
@@ -90,7 +97,7 @@ const slices = (pool?: string): Slice[] =>
       .items as Slice[]
   )
     .filter((s) => pool === undefined || s.spec.pool.name === pool)
-    .sort((a, b) => compareDeviceNames(a.spec.devices[0]?.name ?? '', b.spec.devices[0]?.name ?? ''));
+    .sort((a, b) => compareDeviceNames(a.spec.devices?.[0]?.name ?? '', b.spec.devices?.[0]?.name ?? ''));
 
 const writes = (): string[] => api.requests.filter((r) => !r.startsWith('GET'));
 const versions = (list: Slice[]): string[] => list.map((s) => s.metadata.resourceVersion ?? '');
@@ -403,5 +410,112 @@ describe('createSlicePublisher lifecycle', () => {
         maxDevicesPerSlice: 129,
       }),
     ).toThrow(RangeError);
+  });
+});
+
+describe('createSlicePublisher with counters (KEP 4815, Kubernetes 1.35 layout)', () => {
+  /** GPU `g`'s counter set: 8 compute slices, 4 memory slices. */
+  const counterSet = (g: number): SliceCounterSet => ({ name: `gpu-${g}`, counters: { xcp: 8, memory: 4 } });
+  /** GPU `g` whole and its 8 partitions, each consuming its share of the GPU's counter set. */
+  const partitioned = (g: number): SliceDevice[] => [
+    { name: `gpu-${g}`, consumesCounters: [{ counterSet: `gpu-${g}`, counters: { xcp: 8, memory: 4 } }] },
+    ...Array.from({ length: 8 }, (_, p) => ({
+      name: `gpu-${g}-xcp-${p}`,
+      consumesCounters: [{ counterSet: `gpu-${g}`, counters: { xcp: 1, memory: '500m' } }],
+    })),
+  ];
+  const pool = (gpus: number): SlicePool => ({
+    devices: Array.from({ length: gpus }, (_, g) => partitioned(g)).flat(),
+    sharedCounters: Array.from({ length: gpus }, (_, g) => counterSet(g)),
+  });
+  const counterSlices = (list: Slice[]): Slice[] => list.filter((s) => s.spec.sharedCounters !== undefined);
+  const deviceSlices = (list: Slice[]): Slice[] => list.filter((s) => s.spec.devices !== undefined);
+
+  it('writes counter sets in slices of their own, 8 sets each, and devices with counters 64 a slice, all counted in one pool', async () => {
+    // 10 GPUs: 90 devices (64 + 26) and 10 counter sets (8 + 2): 4 slices, resourceSliceCount 4.
+    await start({ amd: pool(10) }).synced();
+    const list = slices('amd');
+    expect(list).toHaveLength(4);
+    expect(list.map((s) => s.spec.pool)).toEqual(
+      Array.from({ length: 4 }, () => ({ name: 'amd', generation: 1, resourceSliceCount: 4 })),
+    );
+    expect(deviceSlices(list).map((s) => s.spec.devices.length)).toEqual([64, 26]);
+    expect(deviceSlices(list).every((s) => s.spec.sharedCounters === undefined)).toBe(true);
+    const sets = counterSlices(list).map((s) => s.spec.sharedCounters?.map((c) => c.name));
+    expect(sets.sort((a, b) => (a?.length ?? 0) - (b?.length ?? 0))).toEqual([
+      ['gpu-8', 'gpu-9'],
+      ['gpu-0', 'gpu-1', 'gpu-2', 'gpu-3', 'gpu-4', 'gpu-5', 'gpu-6', 'gpu-7'],
+    ]);
+    expect(counterSlices(list).every((s) => s.spec.devices === undefined)).toBe(true);
+    expect(counterSlices(list)[0]?.spec.sharedCounters?.[0]?.counters).toEqual({
+      memory: { value: '4' },
+      xcp: { value: '8' },
+    });
+    expect(deviceSlices(list)[0]?.spec.devices[1]).toEqual({
+      name: 'gpu-0-xcp-0',
+      consumesCounters: [
+        { counterSet: 'gpu-0', counters: { memory: { value: '500m' }, xcp: { value: '1' } } },
+      ],
+    });
+  });
+
+  it('gives the same slices for the same model: a restarted publisher writes nothing, a changed counter set bumps the pool', async () => {
+    const first = start({ amd: pool(10) });
+    await first.synced();
+    await first.stop();
+    const before = writes().length;
+    // The same model, the counter sets listed in another order.
+    const same = pool(10);
+    const second = start({ amd: { ...same, sharedCounters: [...(same.sharedCounters ?? [])].reverse() } });
+    await second.synced();
+    expect(writes().length).toBe(before);
+    second.update({
+      amd: {
+        ...same,
+        sharedCounters: [
+          { name: 'gpu-0', counters: { xcp: 4, memory: 4 } },
+          ...(same.sharedCounters ?? []).slice(1),
+        ],
+      },
+    });
+    await waitForEvent((e) => e.type === 'published' && e.generation === 2);
+    expect(slices('amd').map((s) => s.spec.pool.generation)).toEqual([2, 2, 2, 2]);
+  });
+
+  it('refuses counters the API does not allow: an unknown set or counter, 3 sets per device, 33 counters, a set twice', () => {
+    const p = start(undefined);
+    const device = (uses: SliceDevice['consumesCounters']): SliceDevice => ({
+      name: 'd',
+      consumesCounters: uses,
+    });
+    const sets = [counterSet(0), counterSet(1), counterSet(2)];
+    expect(() =>
+      p.update({
+        a: { devices: [device([{ counterSet: 'x', counters: { xcp: 1 } }])], sharedCounters: sets },
+      }),
+    ).toThrow('pool a: device d consumes from counter set x, which the pool lacks');
+    expect(() =>
+      p.update({
+        a: { devices: [device([{ counterSet: 'gpu-0', counters: { cu: 1 } }])], sharedCounters: sets },
+      }),
+    ).toThrow('device d consumes counter cu, which counter set gpu-0 lacks');
+    expect(() =>
+      p.update({
+        a: {
+          devices: [device(sets.map((s) => ({ counterSet: s.name, counters: { xcp: 1 } })))],
+          sharedCounters: sets,
+        },
+      }),
+    ).toThrow('device d consumes from 3 counter sets, more than 2');
+    const many = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`c${i}`, 1]));
+    expect(() => p.update({ a: { devices: [], sharedCounters: [{ name: 'big', counters: many }] } })).toThrow(
+      'counter set big has 33 counters, more than 32',
+    );
+    expect(() => p.update({ a: { devices: [], sharedCounters: [counterSet(0), counterSet(0)] } })).toThrow(
+      'counter set gpu-0 is listed twice',
+    );
+    expect(() => p.update({ a: [device([{ counterSet: 'gpu-0', counters: { xcp: 1 } }])] })).toThrow(
+      'which the pool lacks',
+    );
   });
 });

@@ -47,7 +47,6 @@ describe('toVersionSlice / fromVersionSlice', () => {
           'the API server serves; upgrade Kubernetes or publish without it',
       ),
     );
-    expect(toVersionSlice(slice([counters]), 'v1beta2').spec.devices).toEqual([counters]);
     const shared = slice([], { sharedCounters: [{ name: 'mem', counters: {} }] });
     expect(() => toVersionSlice(shared, 'v1beta1')).toThrow('ResourceSlice spec.sharedCounters is not in');
     const binds = slice([{ ...v1Device, allowMultipleAllocations: true }]);
@@ -55,6 +54,31 @@ describe('toVersionSlice / fromVersionSlice', () => {
       'device gpu-0: allowMultipleAllocations is not in',
     );
     expect(toVersionSlice(binds, 'v1').spec.devices).toEqual(binds.spec.devices);
+  });
+
+  it("refuses counters on v1beta2 (Kubernetes 1.33 wants them beside the devices), writes 1.35's layout on v1", () => {
+    const counters = {
+      ...v1Device,
+      consumesCounters: [{ counterSet: 'mem', counters: { x: { value: '1' } } }],
+    };
+    expect(() => toVersionSlice(slice([counters]), 'v1beta2')).toThrow(
+      new SliceVersionError(
+        "device gpu-0: consumesCounters is written in Kubernetes 1.35's layout (counter sets in ResourceSlices of " +
+          'their own), which resource.k8s.io/v1beta2 (Kubernetes 1.33) does not take; upgrade Kubernetes or ' +
+          'publish without it',
+      ),
+    );
+    const { devices: _none, ...spec } = slice([]).spec;
+    const sets = {
+      ...slice([]),
+      spec: { ...spec, sharedCounters: [{ name: 'mem', counters: { x: { value: '8' } } }] },
+    };
+    expect(() => toVersionSlice(sets, 'v1beta2')).toThrow(
+      "ResourceSlice spec.sharedCounters is written in Kubernetes 1.35's layout",
+    );
+    // A slice of counter sets gets no devices field: a 1.35 API server takes one of the two only.
+    expect(toVersionSlice(sets, 'v1').spec).toEqual(sets.spec);
+    expect(toVersionSlice(slice([counters]), 'v1').spec.devices).toEqual([counters]);
   });
 });
 

@@ -36,6 +36,17 @@ const SPEC_FIELDS: Readonly<Record<ResourceApiVersion, ReadonlySet<string> | und
   v1beta1: new Set(['driver', 'pool', 'nodeName', 'nodeSelector', 'allNodes', 'devices']),
 };
 
+/**
+ * Fields whose layout a version's Kubernetes takes otherwise than this package writes it: counter sets in slices of
+ * their own (no devices), which Kubernetes 1.35 requires and 1.33 (the only one serving v1beta2 but not v1)
+ * refuses — there a device's `consumesCounters` must name a counter set of its own slice.
+ */
+const LAYOUT_FIELDS: Readonly<Record<ResourceApiVersion, ReadonlySet<string>>> = {
+  v1: new Set(),
+  v1beta2: new Set(['sharedCounters', 'consumesCounters']),
+  v1beta1: new Set(),
+};
+
 /** A slice field that the chosen `resource.k8s.io` version lacks: the pool is not published. */
 export class SliceVersionError extends Error {
   constructor(message: string) {
@@ -69,15 +80,26 @@ export function toVersionSlice<T extends SliceBody>(slice: T, version: ResourceA
       `${what} is not in ${apiVersion}, the newest resource.k8s.io version the API server serves; ` +
         'upgrade Kubernetes or publish without it',
     );
-  for (const field of Object.keys(slice.spec))
+  const layout = LAYOUT_FIELDS[version];
+  const otherLayout = (what: string): SliceVersionError =>
+    new SliceVersionError(
+      `${what} is written in Kubernetes 1.35's layout (counter sets in ResourceSlices of their own), which ` +
+        `${apiVersion} (Kubernetes 1.33) does not take; upgrade Kubernetes or publish without it`,
+    );
+  for (const field of Object.keys(slice.spec)) {
     if (specFields !== undefined && !specFields.has(field)) throw unsupported(`ResourceSlice spec.${field}`);
+    if (layout.has(field)) throw otherLayout(`ResourceSlice spec.${field}`);
+  }
   const devices = (slice.spec.devices ?? []).map((device) => {
     const { name, ...rest } = device as Fields;
-    for (const field of Object.keys(rest))
+    for (const field of Object.keys(rest)) {
       if (deviceFields !== undefined && !deviceFields.has(field))
         throw unsupported(`device ${String(name)}: ${field}`);
+      if (layout.has(field)) throw otherLayout(`device ${String(name)}: ${field}`);
+    }
     return version === 'v1beta1' ? sliceDeviceToV1beta1(device) : device;
   });
+  if (slice.spec.devices === undefined) return { ...slice, apiVersion };
   return { ...slice, apiVersion, spec: { ...slice.spec, devices } };
 }
 

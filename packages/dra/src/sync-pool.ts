@@ -114,7 +114,9 @@ async function writePlan(
     driver: context.driverName,
     nodeName: context.nodeName,
     pool: { name: pool, generation, resourceSliceCount: want.slices.length },
-    devices: want.slices[i] ?? [],
+    ...(want.slices[i]?.sharedCounters !== undefined
+      ? { sharedCounters: want.slices[i]?.sharedCounters }
+      : { devices: want.slices[i]?.devices ?? [] }),
   });
   const ownerReferences = [
     { apiVersion: 'v1', kind: 'Node', name: context.nodeName, uid: context.nodeUid, controller: true },

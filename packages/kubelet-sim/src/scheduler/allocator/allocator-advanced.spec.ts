@@ -155,6 +155,38 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
     expect(allocate([fixtureClaim('c', { gpu: {} })], [withCounters, parts], { allocated })).toEqual(cannot);
   });
 
+  it('checks only the counters a device consumes: an overdrawn counter set of another GPU blocks nothing else', () => {
+    // The 1.35 layout: counter sets in a slice of their own. gpu-0's set shrank below what its allocated
+    // partition holds (a mode change); a partition of gpu-1 must still fit, as kube-scheduler checks each
+    // consumed counter alone.
+    const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
+    const { devices: _none, ...counterSpec } = counters.spec;
+    const sets: ResourceSlice = {
+      ...counters,
+      spec: {
+        ...counterSpec,
+        sharedCounters: [
+          { name: 'gpu-0', counters: { xcp: { value: '1' } } },
+          { name: 'gpu-1', counters: { xcp: { value: '8' } } },
+        ],
+      },
+    };
+    const part = (name: string, set: string, n: string): ReturnType<typeof gpuDevice> =>
+      gpuDevice(name, { consumesCounters: [{ counterSet: set, counters: { xcp: { value: n } } }] });
+    const parts = fixtureSlice('parts', [part('a-0', 'gpu-0', '2'), part('b-0', 'gpu-1', '2')], {
+      pool: 'p',
+      count: 2,
+    });
+    const held = fixtureClaim('held', { gpu: {} });
+    const heldAllocation = {
+      devices: { results: [{ request: 'gpu', driver: 'gpu.example.com', pool: 'p', device: 'a-0' }] },
+    };
+    const allocated = [{ ...held, status: { allocation: heldAllocation } }];
+    expect(devicesOf(allocate([fixtureClaim('c', { gpu: {} })], [sets, parts], { allocated }))).toEqual([
+      'gpu:b-0',
+    ]);
+  });
+
   it('shares devices with allowMultipleAllocations by capacity, with request policies', () => {
     const shared = fixtureSlice('s', [
       gpuDevice('gpu-0', {

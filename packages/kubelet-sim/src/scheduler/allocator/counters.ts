@@ -65,9 +65,13 @@ export function createCounterBook(allocated: AllocatedState): CounterBook {
     take(pool, device) {
       change(pool, device, 1);
       const used = consumed.get(pool);
-      for (const [setName, counters] of availableIn(pool)) {
-        for (const [name, value] of counters) {
-          if (compareQuantity(value, used?.get(setName)?.get(name) ?? fraction(0n, 1n)) < 0) {
+      const available = availableIn(pool);
+      // As kube-scheduler: only the counters this device consumes must fit; another set overdrawn (its counters
+      // shrank under allocated devices) blocks nothing else.
+      for (const use of device.consumesCounters ?? []) {
+        for (const name of Object.keys(use.counters)) {
+          const value = available.get(use.counterSet)?.get(name) ?? fraction(0n, 1n);
+          if (compareQuantity(value, used?.get(use.counterSet)?.get(name) ?? fraction(0n, 1n)) < 0) {
             change(pool, device, -1);
             return false;
           }
