@@ -16,7 +16,7 @@ export interface MigPartition {
 function profileSlug(name: string): string {
   return name
     .toLowerCase()
-    .replace(/\./g, '')
+    .replace(/\.(?=\d)/g, '')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
 }
