@@ -7,7 +7,7 @@ import { gpuConfigSchema } from './config';
 import { loadNvmlXidSource } from './health/nvml-xid-source';
 import { createXidHealth, type XidSourceFactory } from './health/xid-health';
 import { loadNvmlMig } from './nvml/nvml-mig';
-import { withDynamicMig } from './dra/with-dynamic-mig';
+import { lazyNvmlPartitions, withDynamicMig } from './dra/with-dynamic-mig';
 import { loadNvmlPartitions, type NvmlPartitionsLoad } from './nvml/nvml-partitions';
 import { resolveNvmlLibrary } from './nvml/resolve-nvml-library';
 import { readGpuFeatures } from './features/gpu-features';
@@ -46,6 +46,7 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
       'dra-dynamic-mig': flag.boolean({
         description:
           'serve --mode dra: publish the MIG partitions of GPUs in MIG mode (counters) and create them at prepare',
+        serveOnly: true,
       }),
     },
     // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.
@@ -62,7 +63,7 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
           nvml: options.nvmlMig ?? (() => loadNvmlMig({ library })),
         }),
         partitions: ctx.flags['dra-dynamic-mig']
-          ? (options.nvmlPartitions ?? (() => loadNvmlPartitions(library)))()
+          ? lazyNvmlPartitions(options.nvmlPartitions ?? (() => loadNvmlPartitions(library)), ctx.logger)
           : undefined,
       };
     },

@@ -40,7 +40,7 @@ describe('migDraHooks (fake NVML)', () => {
     const load = loadNvmlPartitions(fake.library);
     if (!load.ok) throw new Error(load.reason);
     hooks = migDraHooks({
-      nvml: load.partitions,
+      nvml: () => load.partitions,
       host: fixtureHost(fixture),
       config: gpuConfig(),
       onProblem: (uuid, problem) => problems.push(`${uuid}: ${problem}`),

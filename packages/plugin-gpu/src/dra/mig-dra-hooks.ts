@@ -9,8 +9,8 @@ import { migPartitionPool } from './mig-partitions';
 
 /** What {@link migDraHooks} needs. */
 export interface MigDraHooksOptions {
-  /** NVML's partition calls. */
-  readonly nvml: NvmlPartitions;
+  /** NVML's partition calls, loaded at first use; undefined where NVML is not available (GPUs published whole). */
+  readonly nvml: () => NvmlPartitions | undefined;
   /** procfs, for the MIG capability minors of a new instance. */
   readonly host: Pick<Host, 'procfs'>;
   readonly config: GpuConfig;
@@ -33,10 +33,15 @@ function capNode(table: ReadonlyMap<string, number>, path: string): string {
  * unprepare destroys the instance.
  */
 export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPayload> {
-  const { nvml, host, config } = options;
+  const { host, config } = options;
+  const nvml = (): NvmlPartitions => {
+    const loaded = options.nvml();
+    if (loaded === undefined) throw new Error('NVML is not available for dynamic MIG partitions');
+    return loaded;
+  };
   const profilesOf = (uuid: string): MigGpuProfiles | undefined => {
     try {
-      return nvml.profiles(uuid);
+      return nvml().profiles(uuid);
     } catch (error) {
       options.onProblem(uuid, error instanceof Error ? error.message : String(error));
       return undefined;
@@ -45,7 +50,7 @@ export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPa
   const prepareOne = async (device: PluginDevice<GpuPayload>): Promise<ContainerAllocation | undefined> => {
     const { gpu, partition } = device.payload ?? {};
     if (gpu === undefined || partition === undefined) return undefined;
-    const made = nvml.create(gpu.id, partition.profile.id, partition.start);
+    const made = nvml().create(gpu.id, partition.profile.id, partition.start);
     const text = await host.procfs.read('driver/nvidia-caps/mig-minors');
     if (text === undefined) throw new Error('/proc/driver/nvidia-caps/mig-minors is not readable');
     const table = parseMigMinors(text);
@@ -65,7 +70,7 @@ export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPa
     return { ...allocation, envs: { KDP_MIG_UUID: made.uuid } };
   };
   return {
-    pool: (devices) => migPartitionPool(devices, profilesOf),
+    pool: (devices) => (options.nvml() === undefined ? { devices } : migPartitionPool(devices, profilesOf)),
     prepare: async ({ devices }) => {
       const out: (ContainerAllocation | undefined)[] = [];
       for (const device of devices) out.push(await prepareOne(device));
@@ -75,7 +80,7 @@ export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPa
       for (const device of devices) {
         const { gpu, partition } = device.payload ?? {};
         if (gpu !== undefined && partition !== undefined)
-          nvml.destroy(gpu.id, partition.profile.id, partition.start);
+          nvml().destroy(gpu.id, partition.profile.id, partition.start);
       }
     },
   };

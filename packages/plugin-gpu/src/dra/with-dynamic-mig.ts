@@ -2,29 +2,41 @@ import type { Logger } from '@kdp/base';
 import type { ResourceSet } from '@kdp/core/plugin';
 import type { Host } from '@kdp/topology';
 import type { GpuConfig } from '../config';
-import type { NvmlPartitionsLoad } from '../nvml/nvml-partitions';
+import type { NvmlPartitions, NvmlPartitionsLoad } from '../nvml/nvml-partitions';
 import { migDraHooks } from './mig-dra-hooks';
+
+/**
+ * NVML for dynamic MIG partitions, loaded at its first use (only DRA's hooks use it, so `serve --mode
+ * device-plugin` never loads it); undefined where it does not load, said once.
+ */
+export function lazyNvmlPartitions(
+  load: () => NvmlPartitionsLoad,
+  logger: Logger,
+): () => NvmlPartitions | undefined {
+  let loaded: NvmlPartitionsLoad | undefined;
+  return () => {
+    if (loaded === undefined) {
+      loaded = load();
+      if (!loaded.ok)
+        logger.error({ problem: loaded.reason }, 'dynamic MIG partitioning needs NVML; GPUs published whole');
+    }
+    return loaded.ok ? loaded.partitions : undefined;
+  };
+}
 
 /**
  * A plan's NVIDIA resources with dynamic MIG partitioning (`--dra-dynamic-mig`, `serve --mode dra`): each resource
  * holding whole NVIDIA GPUs gets the DRA hooks that publish their MIG partitions and create them at prepare. Without
- * the flag (`partitions` undefined) the plan is as it is; without NVML, too, with an error logged.
+ * the flag (`partitions` undefined) the plan is as it is.
  */
 export function withDynamicMig(
   set: ResourceSet,
-  partitions: NvmlPartitionsLoad | undefined,
+  partitions: (() => NvmlPartitions | undefined) | undefined,
   ctx: { readonly host: Pick<Host, 'procfs'>; readonly config: GpuConfig; readonly logger: Logger },
 ): ResourceSet {
   if (partitions === undefined) return set;
-  if (!partitions.ok) {
-    ctx.logger.error(
-      { problem: partitions.reason },
-      'dynamic MIG partitioning needs NVML; GPUs published whole',
-    );
-    return set;
-  }
   const dra = migDraHooks({
-    nvml: partitions.partitions,
+    nvml: partitions,
     host: ctx.host,
     config: ctx.config,
     onProblem: (uuid, problem) =>
