@@ -171,7 +171,7 @@ describe('gpu-device-plugin serve --mode dra --dra-dynamic-mig in the DRA playgr
     expect(names.filter((n) => n.startsWith('gpu-0-mig-')).length).toBe(7 + 3 + 2 + 1 + 1 + 7 + 4);
   });
 
-  it('two 3g.40gb claims are both prepared on the GPU, their MIG instances made in NVML; overlapping and whole-GPU claims stay Pending; deleting a pod destroys its instance', async () => {
+  it('two 3g.40gb claims are both prepared on the GPU, their MIG instances made in NVML; overlapping and whole-GPU claims stay Pending; deleting a pod destroys its instance and the overlapping claim then runs', async () => {
     const profile = (name: string) => attr('profile', name);
     await apply(claim('mig-a', profile('3g.40gb')), pod('mig-a'));
     const a = await running('mig-a');
@@ -214,9 +214,20 @@ describe('gpu-device-plugin serve --mode dra --dra-dynamic-mig in the DRA playgr
     }
     expect(instances()).toEqual(['2@0', '2@4']);
 
-    // Deleting a pod unprepares its claim: its MIG instance is destroyed in NVML.
-    await kubectl(setup.kubeconfig, ['delete', 'pod', 'mig-a', 'mig-c', 'whole', '--wait=false']);
-    await eventually(async () => (instances().length === 1 ? true : undefined), 'one instance left');
-    expect(fake.readGpus()[0]?.migs?.filter((m) => m !== undefined)).toHaveLength(1);
+    // Deleting a pod unprepares its claim: its MIG instance is destroyed in NVML. With the claim gone too, its
+    // slices are free again: the waiting 4g.40gb is scheduled there and made; the whole GPU still waits.
+    const [aUuid] = uuids;
+    await kubectl(setup.kubeconfig, ['delete', 'pod', 'mig-a', '--wait=false']);
+    await kubectl(setup.kubeconfig, ['delete', 'resourceclaim', 'mig-a', '--wait=false']);
+    await eventually(
+      async () => (instances().includes('2@0') ? undefined : true),
+      'the instance of mig-a destroyed',
+    );
+    await running('mig-c');
+    expect(instances()).toEqual(['2@4', '3@0']);
+    const left = (fake.readGpus()[0]?.migs ?? []).flatMap((m) => (m === undefined ? [] : [m.uuid]));
+    expect(left).toHaveLength(2);
+    expect(left).not.toContain(aUuid);
+    expect((await get('pod', 'whole')).spec.nodeName).toBeUndefined();
   });
 });

@@ -19,6 +19,7 @@ describe('migDraHooks (fake NVML)', () => {
   let hooks: ResourceDraHooks<GpuPayload>;
   let pool: readonly PluginDevice<GpuPayload>[];
   const problems: string[] = [];
+  let changes = 0;
   const byId = (id: string): PluginDevice<GpuPayload> => {
     const found = pool.find((d) => d.id === id);
     if (found === undefined) throw new Error(`no device ${id}`);
@@ -44,6 +45,7 @@ describe('migDraHooks (fake NVML)', () => {
       host: fixtureHost(fixture),
       config: gpuConfig(),
       onProblem: (uuid, problem) => problems.push(`${uuid}: ${problem}`),
+      onChanged: () => void changes++,
     });
     pool = hooks.pool?.(await fixtureDevices(fixture, gpuConfig())).devices ?? [];
   });
@@ -76,8 +78,10 @@ describe('migDraHooks (fake NVML)', () => {
 
   it('is idempotent: prepared again (a plugin restart) it reuses the instance; after a reboot it makes it anew', async () => {
     const [first] = (await prepare('gpu-0-mig-1g10gb-2')) ?? [];
+    const before = changes;
     const [again] = (await prepare('gpu-0-mig-1g10gb-2')) ?? [];
     expect(again).toEqual(first);
+    expect(changes).toBe(before); // nothing made: no new scan
     expect(instances()).toEqual(['1:0@2']);
     fake.setGpus(GPUS); // a reboot: no MIG instance survives it
     const [rebooted] = (await prepare('gpu-0-mig-1g10gb-2')) ?? [];
@@ -101,9 +105,11 @@ describe('migDraHooks (fake NVML)', () => {
         devices: [byId('gpu-0-mig-7g80gb-0'), byId(UUID)],
         claimUid: 'uid-1',
       });
+    const before = changes;
     await unprepare();
     expect(instances()).toEqual([]);
     expect(fake.readGpus()[0]?.migs).toEqual([]);
     await unprepare();
+    expect(changes).toBe(before + 1);
   });
 });

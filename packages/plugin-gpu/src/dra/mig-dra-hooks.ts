@@ -16,6 +16,8 @@ export interface MigDraHooksOptions {
   readonly config: GpuConfig;
   /** Told of a GPU whose profiles NVML would not report (published whole, without partitions). */
   readonly onProblem: (uuid: string, problem: string) => void;
+  /** Told when an instance was created or destroyed, so that the pool is published anew (a scan). */
+  readonly onChanged: () => void;
 }
 
 /** The capability device node of `gpu<minor>/gi<gi>[/ci<ci>]` from the driver's mig-minors table. */
@@ -30,7 +32,7 @@ function capNode(table: ReadonlyMap<string, number>, path: string): string {
  * partitions (migPartitionPool); prepare creates the GPU and compute instance of a partition through NVML (reusing
  * one of that profile already at that placement) and hands over what a static MIG device of it would get — the
  * GPU's node, the instance's /dev/nvidia-caps nodes, the shared control nodes — with `KDP_MIG_UUID` naming it;
- * unprepare destroys the instance.
+ * unprepare destroys the instance. Either asks for a scan, so that the pool's counters follow the instances.
  */
 export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPayload> {
   const { host, config } = options;
@@ -51,6 +53,7 @@ export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPa
     const { gpu, partition } = device.payload ?? {};
     if (gpu === undefined || partition === undefined) return undefined;
     const made = nvml().create(gpu.id, partition.profile.id, partition.start);
+    if (made.created) options.onChanged();
     const text = await host.procfs.read('driver/nvidia-caps/mig-minors');
     if (text === undefined) throw new Error('/proc/driver/nvidia-caps/mig-minors is not readable');
     const table = parseMigMinors(text);
@@ -79,8 +82,12 @@ export function migDraHooks(options: MigDraHooksOptions): ResourceDraHooks<GpuPa
     unprepare: async ({ devices }) => {
       for (const device of devices) {
         const { gpu, partition } = device.payload ?? {};
-        if (gpu !== undefined && partition !== undefined)
-          nvml().destroy(gpu.id, partition.profile.id, partition.start);
+        if (
+          gpu !== undefined &&
+          partition !== undefined &&
+          nvml().destroy(gpu.id, partition.profile.id, partition.start)
+        )
+          options.onChanged();
       }
     },
   };

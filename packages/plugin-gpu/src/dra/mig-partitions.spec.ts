@@ -47,6 +47,7 @@ const profile = (over: Partial<MigGpuInstanceProfile>): MigGpuInstanceProfile =>
 const H100: MigGpuProfiles = {
   uuid: UUID,
   migEnabled: true,
+  instances: [],
   profiles: [
     profile({ placements: Array.from({ length: 7 }, (_, start) => ({ start, size: 1 })) }),
     profile({
@@ -149,6 +150,27 @@ describe('migPartitionPool', () => {
     ).toMatchObject({ 'memory-slice-6': 1, 'ofa-engines': 1 });
   });
 
+  it('instances already there (made outside the driver, or for a claim): their memory slices are used up', () => {
+    const pool = migPartitionPool([device(gpu())], () => ({
+      ...H100,
+      instances: [
+        { profileId: 9, start: 4, size: 4 },
+        { profileId: 19, start: 1, size: 1 },
+      ],
+    }));
+    expect(pool.sharedCounters?.[0]?.counters).toMatchObject({
+      'memory-slice-0': 1,
+      'memory-slice-1': 0,
+      'memory-slice-2': 1,
+      'memory-slice-3': 1,
+      'memory-slice-4': 0,
+      'memory-slice-7': 0,
+      'compute-slices': 7,
+    });
+    // The devices stay: one made for a claim is still allocated to it.
+    expect(pool.devices).toHaveLength(1 + 7 + 1 + 2 + 1);
+  });
+
   it('an unhealthy GPU: its partitions are unhealthy with its problem', () => {
     const sick = { ...device(gpu()), health: 'Unhealthy' as const, problem: 'Xid 79' };
     const pool = migPartitionPool([sick], () => H100);
@@ -166,7 +188,7 @@ describe('migPartitionPool', () => {
     const asked: string[] = [];
     const pool = migPartitionPool([off, replica, mig, amd, unknown], (uuid) => {
       asked.push(uuid);
-      return uuid === UUID ? { uuid, migEnabled: false, profiles: [] } : undefined;
+      return uuid === UUID ? { uuid, migEnabled: false, profiles: [], instances: [] } : undefined;
     });
     expect(pool).toEqual({ devices: [off, replica, mig, amd, unknown] });
     expect(asked).toEqual([UUID, 'GPU-u']);

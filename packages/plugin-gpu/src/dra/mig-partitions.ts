@@ -68,8 +68,9 @@ function gpuEngines(profiles: readonly MigGpuInstanceProfile[]) {
  * encoders, JPEG and OFA engines its profiles use, as NVML reports them), one device per placeable profile placement
  * (`gpu-0-mig-1g10gb-3`) taking its slices and engines, and the GPU itself taking everything: the scheduler never
  * gives out two partitions that overlap, nor a partition and its whole GPU. Other devices (MIG mode off, time-slicing
- * replicas, MIG devices of a static layout, other vendors) are published as they are. `profilesOf` answers NVML's
- * profiles for a GPU UUID (undefined: unknown, published as it is).
+ * replicas, MIG devices of a static layout, other vendors) are published as they are. The memory slices of GPU
+ * instances that exist are published used up (0), so that no claim overlaps an instance made outside the driver.
+ * `profilesOf` answers NVML's profiles and instances for a GPU UUID (undefined: unknown, published as it is).
  */
 export function migPartitionPool(
   devices: readonly PluginDevice<GpuPayload>[],
@@ -98,7 +99,18 @@ export function migPartitionPool(
     const allSlices = Array.from({ length: MEMORY_SLICES }, (_, i) => i);
     const compute = Math.max(...placeable.map((p) => p.slices));
     const whole = consumption(counterSet, allSlices, compute, engines);
-    sharedCounters.push({ name: counterSet, counters: { ...whole.counters } });
+    // The memory slices of instances already there are used up: no claim may overlap one made outside the driver
+    // (one made for a claim is counted by the scheduler as well, which changes nothing: its slices are its own).
+    const taken = new Set(
+      profiles.instances.flatMap((gi) => Array.from({ length: gi.size }, (_, i) => gi.start + i)),
+    );
+    const available = Object.fromEntries(
+      Object.entries(whole.counters).map(([name, value]) => [
+        name,
+        taken.has(Number(/^memory-slice-(\d+)$/.exec(name)?.[1] ?? -1)) ? 0 : value,
+      ]),
+    );
+    sharedCounters.push({ name: counterSet, counters: available });
     out.push({ ...device, consumesCounters: [whole] });
     const { uuid: _uuid, ...parentAttributes } = gpu.attributes;
     for (const profile of placeable) {

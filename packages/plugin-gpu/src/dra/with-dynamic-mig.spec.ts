@@ -24,7 +24,7 @@ describe('withDynamicMig', () => {
       resource('amd.com/gpu', 'amd'),
     ],
   };
-  const ctx = { host: fixtureHost(fixture), config: gpuConfig(), logger };
+  const ctx = { host: fixtureHost(fixture), config: gpuConfig(), logger, rescan: () => undefined };
 
   it('without the flag the plan is as it is', () => {
     expect(withDynamicMig(set, undefined, ctx)).toBe(set);

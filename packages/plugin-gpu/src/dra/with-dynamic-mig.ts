@@ -32,7 +32,12 @@ export function lazyNvmlPartitions(
 export function withDynamicMig(
   set: ResourceSet,
   partitions: (() => NvmlPartitions | undefined) | undefined,
-  ctx: { readonly host: Pick<Host, 'procfs'>; readonly config: GpuConfig; readonly logger: Logger },
+  ctx: {
+    readonly host: Pick<Host, 'procfs'>;
+    readonly config: GpuConfig;
+    readonly logger: Logger;
+    rescan(): void;
+  },
 ): ResourceSet {
   if (partitions === undefined) return set;
   const dra = migDraHooks({
@@ -41,6 +46,7 @@ export function withDynamicMig(
     config: ctx.config,
     onProblem: (uuid, problem) =>
       ctx.logger.warn({ gpu: uuid, problem }, 'MIG profiles not read; the GPU is published whole'),
+    onChanged: () => ctx.rescan(),
   });
   return {
     ...set,

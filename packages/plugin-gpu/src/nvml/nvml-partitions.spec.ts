@@ -59,7 +59,7 @@ describe('loadNvmlPartitions (fake NVML)', () => {
       ofaEngines: 1,
       memorySizeMB: 80_896,
     });
-    expect(nvml.profiles(PLAIN)).toEqual({ uuid: PLAIN, migEnabled: false, profiles: [] });
+    expect(nvml.profiles(PLAIN)).toEqual({ uuid: PLAIN, migEnabled: false, profiles: [], instances: [] });
   });
 
   it('creates GPU + compute instances at a placement, refuses an overlap, reuses and destroys', () => {
@@ -77,6 +77,10 @@ describe('loadNvmlPartitions (fake NVML)', () => {
     expect(() => nvml.create(H100, 14, 1)).toThrow('cannot be placed at memory slice 1');
     // Asked again (a prepare repeated after a restart): the same instance.
     expect(nvml.create(H100, 19, 0)).toEqual({ ...first, created: false });
+    expect(nvml.profiles(H100).instances).toEqual([
+      { profileId: 19, start: 0, size: 1 },
+      { profileId: 9, start: 4, size: 4 },
+    ]);
     const h100 = fake.readGpus()[1];
     expect(h100?.gpuInstances).toEqual([
       { id: 1, profile: 0, start: 0 },

@@ -36,12 +36,19 @@ export interface MigGpuInstanceProfile {
   readonly placements: readonly MigPlacementSlot[];
 }
 
+/** A GPU instance that exists: its profile ID and placement. */
+export interface MigGpuInstanceAt extends MigPlacementSlot {
+  readonly profileId: number;
+}
+
 /** What one GPU offers for MIG partitions. */
 export interface MigGpuProfiles {
   readonly uuid: string;
   readonly migEnabled: boolean;
   /** The profiles NVML reports with placements; empty when MIG is off. */
   readonly profiles: readonly MigGpuInstanceProfile[];
+  /** The GPU instances there now, whoever made them. */
+  readonly instances: readonly MigGpuInstanceAt[];
 }
 
 /** A MIG device made (or found) at a placement: its GPU and compute instance and its UUID. */
@@ -168,7 +175,7 @@ function readProfiles(nvml: Bound, gpuUuid: string): MigGpuProfiles {
   const gpu = gpuHandle(nvml, gpuUuid);
   const current = [0];
   check('nvmlDeviceGetMigMode', nvml.migMode(gpu, current, [0]));
-  if (current[0] !== 1) return { uuid: gpuUuid, migEnabled: false, profiles: [] };
+  if (current[0] !== 1) return { uuid: gpuUuid, migEnabled: false, profiles: [], instances: [] };
   const memory: { total?: number | bigint } = {};
   check('nvmlDeviceGetMemoryInfo', nvml.memory(gpu, memory));
   const parentMemoryBytes = Number(memory.total ?? 0);
@@ -202,7 +209,24 @@ function readProfiles(nvml: Bound, gpuUuid: string): MigGpuProfiles {
       placements: placementsOf(nvml, gpu, id),
     });
   }
-  return { uuid: gpuUuid, migEnabled: true, profiles };
+  return { uuid: gpuUuid, migEnabled: true, profiles, instances: gpuInstances(nvml, gpu) };
+}
+
+/** The GPU instances of a GPU (IDs 1–14), with their profile IDs and placements. */
+function gpuInstances(nvml: Bound, gpu: unknown): MigGpuInstanceAt[] {
+  const found: MigGpuInstanceAt[] = [];
+  for (let id = 1; id < MAX_GPU_INSTANCE_ID; id++) {
+    const out: unknown[] = [null];
+    if (nvml.giById(gpu, id, out) !== NVML.SUCCESS) continue;
+    const info: { profileId?: number; placementStart?: number; placementSize?: number } = {};
+    check('nvmlGpuInstanceGetInfo', nvml.giInfo(out[0], info));
+    found.push({
+      profileId: info.profileId ?? 0,
+      start: info.placementStart ?? 0,
+      size: info.placementSize ?? 0,
+    });
+  }
+  return found;
 }
 
 /** The GPU instance of `profileId` whose placement starts at `start`, with its ID and slices; undefined if none. */
