@@ -103,13 +103,13 @@ function declareResource(
     // Under CDI alone (DRA) the device nodes and mounts go with the devices whatever the strategy.
     allocateForCdi: (context) => allocateWith(context, (_current, allocation) => allocation),
     deviceListEnv: (devices) => entry().spec.deviceListEnv?.(devices) ?? {},
+    dra: currentDraHooks(entry),
     ...(spec.preferredAllocation !== undefined
       ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
       : {}),
     ...(spec.preStartContainer !== undefined
       ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
       : {}),
-    ...(spec.dra !== undefined ? { dra: currentDraHooks(entry) } : {}),
   });
 }
 

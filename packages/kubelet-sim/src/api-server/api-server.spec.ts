@@ -10,7 +10,7 @@ const slice = (
   name: string,
   node: string,
   driver = 'gpu.example.com',
-  devices = [{ name: 'gpu-0' }],
+  devices: object[] = [{ name: 'gpu-0' }],
 ): Record<string, unknown> => ({
   apiVersion: 'resource.k8s.io/v1',
   kind: 'ResourceSlice',
@@ -147,6 +147,46 @@ describe('kubelet-sim API server', () => {
           'Operation cannot be fulfilled on resourceslices.resource.k8s.io "s1": the object has been modified; please apply your changes to the latest version and try again',
       },
     });
+  });
+
+  it('takes counter sets in slices of their own (Kubernetes 1.35) and refuses past the counter limits', async () => {
+    const counters = (n: number): Record<string, { value: string }> =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`c${i}`, { value: '1' }]));
+    const { devices: _none, ...spec } = slice('sets', 'node-a')['spec'] as Record<string, unknown>;
+    const sets = (list: unknown[]): Record<string, unknown> => ({
+      ...slice('sets', 'node-a'),
+      spec: { ...spec, pool: { name: 'node-a', generation: 1, resourceSliceCount: 2 }, sharedCounters: list },
+    });
+    const ok = await call('POST', slicesPath, sets([{ name: 'gpu-0', counters: counters(32) }]));
+    expect(ok.status).toBe(201);
+    const uses = (n: number, each = 1): unknown[] =>
+      Array.from({ length: n }, (_, i) => ({ counterSet: `gpu-${i}`, counters: counters(each) }));
+    const devices = await call('POST', slicesPath, {
+      ...slice('devices', 'node-a', 'gpu.example.com', [{ name: 'xcp-0', consumesCounters: uses(2, 32) }]),
+    });
+    expect(devices.status).toBe(201);
+    const tooMany = await call(
+      'POST',
+      slicesPath,
+      sets(Array.from({ length: 9 }, (_, i) => ({ name: `gpu-${i}`, counters: counters(1) }))),
+    );
+    expect((tooMany.body['details'] as { causes: unknown[] }).causes).toEqual([
+      {
+        reason: 'FieldValueTooMany',
+        field: 'spec.sharedCounters',
+        message: 'Too many: 9: must have at most 8 items',
+      },
+    ]);
+    const big = await call('POST', slicesPath, sets([{ name: 'gpu-0', counters: counters(33) }]));
+    expect((big.body['details'] as { causes: unknown[] }).causes).toEqual([
+      expect.objectContaining({ field: 'spec.sharedCounters[0].counters', reason: 'FieldValueTooMany' }),
+    ]);
+    const three = await call('POST', slicesPath, {
+      ...slice('three', 'node-a', 'gpu.example.com', [{ name: 'xcp-0', consumesCounters: uses(3) }]),
+    });
+    expect((three.body['details'] as { causes: unknown[] }).causes).toEqual([
+      expect.objectContaining({ field: 'spec.devices[0].consumesCounters', reason: 'FieldValueTooMany' }),
+    ]);
   });
 
   it('returns the v1 validation limits as 422 Invalid with one cause per field', async () => {

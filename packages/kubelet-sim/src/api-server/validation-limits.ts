@@ -20,3 +20,11 @@ export const DeviceRequestsMaxSize = 32;
 export const ResourceClaimReservedForMaxSize = 256;
 /** Opaque parameters per config, in bytes. */
 export const OpaqueParametersMaxLength = 10 * 1024;
+/** Counter sets per ResourceSlice (`sharedCounters`). */
+export const ResourceSliceMaxCounterSets = 8;
+/** Counters per counter set. */
+export const ResourceSliceMaxCountersPerCounterSet = 32;
+/** Counter consumptions per device (`consumesCounters`). */
+export const ResourceSliceMaxDeviceCounterConsumptionsPerDevice = 2;
+/** Counters per device counter consumption. */
+export const ResourceSliceMaxCountersPerDeviceCounterConsumption = 32;

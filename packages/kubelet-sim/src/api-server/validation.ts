@@ -1,5 +1,6 @@
 import type { StatusCause } from './api-errors';
 import { celSelectors, validateClaimSpec } from './claim-spec-validation';
+import { validateConsumesCounters, validateSharedCounters } from './counter-validation';
 import {
   asArray,
   asRecord,
@@ -135,6 +136,7 @@ function device(errors: Errors, field: string, value: unknown, perDeviceNodeSele
   }
   const taints = asArray(d['taints']);
   if (taints.length > 16) errors.tooMany(`${field}.taints`, taints.length, 16);
+  validateConsumesCounters(errors, `${field}.consumesCounters`, d['consumesCounters']);
 }
 
 /** The problems of a ResourceSlice (create or update, `old` for the latter), as 422 causes. */
@@ -194,6 +196,7 @@ export function validateResourceSlice(
   if (spec['sharedCounters'] !== undefined && spec['devices'] !== undefined) {
     errors.invalid('spec', '', 'only one of `sharedCounters` or `devices` is allowed');
   }
+  validateSharedCounters(errors, spec['sharedCounters']);
   const devices = asArray(spec['devices']);
   const advanced = devices.some(
     (d) => asArray(asRecord(d)['taints']).length > 0 || asArray(asRecord(d)['consumesCounters']).length > 0,

@@ -10,6 +10,7 @@ import { memoizeAllocation } from '../allocate/memoize-allocation';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
+import { amdDraPool } from './amd-dra-pool';
 import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
 import { planMonitoring } from './plan-monitoring';
@@ -82,6 +83,7 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => {
     const { devices, replicas } = byName.get(name) ?? { devices: [], replicas: 1 };
     const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
+    const amd = devices.some((device) => device.payload?.gpu.kind === 'amd');
     // Pure in the devices and this plan's configuration: each combination is worked out once per scan.
     const allocate = memoizeAllocation((chosen: readonly PluginDevice<GpuPayload>[]) =>
       allocateGpus(chosen, config, name),
@@ -92,6 +94,8 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
+      // Under DRA, MI300-class GPUs and their compute partitions share counters (the device-plugin API ignores it).
+      ...(amd ? { dra: { pool: amdDraPool } } : {}),
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),

@@ -39,6 +39,11 @@ export interface Gpu {
    * compute partition belongs to (partitions of one GPU share its `pciAddress`); absent where amdgpu reports none.
    */
   readonly partitionModes?: { readonly compute?: string; readonly memory?: string };
+  /**
+   * AMD with partition modes: the compute dies (XCCs, KFD's `num_xcc`) of this device — of the partition, on a
+   * partitioned GPU; absent where KFD reports none. Under DRA they are the GPU's compute counters.
+   */
+  readonly xccs?: number;
   /** NVIDIA MIG device (kind `nvidia-mig`): where it sits and, through NVML, its profile. */
   readonly mig?: MigPlacement;
 }

@@ -15,6 +15,8 @@ export interface KfdGpuNode {
   /** Domain, bus and device of that address (`0000:05:00`): the partitions of one GPU share it. */
   readonly slot: string;
   readonly renderMinor?: number;
+  /** `num_xcc`: the compute dies (XCCs) of the node — of the partition on a partitioned GPU. */
+  readonly xccs?: number;
   /** Other nodes this one links to, with the link type (2 PCIe, 11 XGMI). */
   readonly links: readonly { readonly to: number; readonly type: number }[];
 }
@@ -58,12 +60,14 @@ export async function readKfdTopology(sysfs: Sysfs, warnings: string[]): Promise
       }
     }
     const render = props.get('drm_render_minor');
+    const xccs = props.get('num_xcc');
     const entry: KfdGpuNode = {
       node: Number(name),
       gpuId,
       pciAddress: address,
       slot: address.slice(0, address.lastIndexOf('.')),
       ...(render !== undefined && render > 0 ? { renderMinor: render } : {}),
+      ...(xccs !== undefined && xccs > 0 ? { xccs } : {}),
       links,
     };
     byAddress.set(address, entry);

@@ -122,6 +122,7 @@ async function scanAmd(
                 ...(modes.compute !== undefined ? { compute: modes.compute } : {}),
                 ...(modes.memory !== undefined ? { memory: modes.memory } : {}),
               },
+              ...(node.xccs !== undefined ? { xccs: node.xccs } : {}),
             }
           : {}),
       },

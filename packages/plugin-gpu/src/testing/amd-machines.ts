@@ -1,3 +1,4 @@
+import { renameSync, rmSync } from 'node:fs';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import type { Gpu } from '../scan/gpu';
 import { linkKfd } from './driver-files';
@@ -216,6 +217,20 @@ export function buildMi300xMachine(options: Mi300xMachineOptions = {}): SysfsFix
   fixture.linkTo('module/amdgpu/drivers/pci:amdgpu', 'bus/pci/drivers/amdgpu');
   linkKfd(fixture);
   return fixture;
+}
+
+/**
+ * The GPUs of a {@link buildMi300xMachine} fixture switched to other partition modes, as after amdgpu reloaded in
+ * them: the fixture's sysfs tree is replaced (two renames) by that of a machine built in the new modes. Its /dev
+ * already holds every node of every mode.
+ */
+export function switchMi300xModes(fixture: SysfsFixture, options: Mi300xMachineOptions): void {
+  const next = buildMi300xMachine(options);
+  const old = `${fixture.root}-old`;
+  renameSync(fixture.root, old);
+  renameSync(next.root, fixture.root);
+  rmSync(old, { recursive: true, force: true });
+  next.remove();
 }
 
 /** An AMD device record without a machine behind it (unit tests of naming and allocation): healthy, no nodes. */
