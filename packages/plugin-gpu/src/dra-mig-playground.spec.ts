@@ -1,7 +1,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  kubectl,
+  podManifest,
+  startPlaygroundDriver,
+  waitForPod,
+  type PlaygroundDriver,
+  type PodJson,
+} from '@kdp/dra/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { loadNvmlMig } from './nvml/nvml-mig';
 import { loadNvmlPartitions } from './nvml/nvml-partitions';
@@ -20,59 +30,9 @@ const UUID = nvidiaServerUuid(0);
 const attr = (name: string, value: string): string =>
   `"${name}" in device.attributes["${DRIVER}"] && device.attributes["${DRIVER}"].${name} == "${value}"`;
 
-const claim = (name: string, selector: string): string => `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: ${name}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: ${DRIVER}
-        selectors:
-        - cel:
-            expression: '${selector}'
-`;
-
-const pod = (name: string): string => `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  resourceClaims:
-  - name: ${name}
-    resourceClaimName: ${name}
-  containers:
-  - name: main
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: ${name}
-        request: gpu
-`;
-
-const deviceClass = `
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: ${DRIVER}
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "${DRIVER}"
-`;
-
-interface PodJson {
-  metadata: { annotations?: Record<string, string> };
-  spec: { nodeName?: string };
-  status: {
-    phase?: string;
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
+const claim = (name: string, selector: string): string =>
+  claimManifest(name, claimRequest('gpu', selector, DRIVER));
+const pod = (name: string): string => podManifest(name, [name], [[name, 'gpu']]);
 
 /** Polls until `check` returns a value; throws with the last failure after 60 s. */
 async function eventually<T>(check: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -97,16 +57,13 @@ describe('gpu-device-plugin serve --mode dra --dra-dynamic-mig in the DRA playgr
     JSON.parse(await kubectl(setup.kubeconfig, ['get', kind, name, '-o', 'json'])) as PodJson;
   const apply = (...manifests: string[]) =>
     kubectl(setup.kubeconfig, ['apply', '-f', '-'], manifests.join('---'));
-  const running = (name: string) =>
-    eventually(async () => {
-      const p = await get('pod', name);
-      return p.status.phase === 'Running' ? p : undefined;
-    }, `pod ${name} Running`);
-  const unschedulable = (name: string) =>
-    eventually(async () => {
-      const p = await get('pod', name);
-      return p.status.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False');
-    }, `pod ${name} Unschedulable`);
+  const running = (name: string) => waitForPod(setup.kubeconfig, name, (p) => p.status.phase === 'Running');
+  const unschedulable = async (name: string) =>
+    (
+      await waitForPod(setup.kubeconfig, name, (p) =>
+        (p.status.conditions ?? []).some((c) => c.type === 'PodScheduled' && c.status === 'False'),
+      )
+    ).status.conditions?.find((c) => c.type === 'PodScheduled');
   const instances = () =>
     (fake.readGpus()[0]?.gpuInstances ?? []).map((gi) => `${gi.profile}@${gi.start}`).sort();
 
@@ -133,7 +90,7 @@ describe('gpu-device-plugin serve --mode dra --dra-dynamic-mig in the DRA playgr
       devRoot: fixture.devRoot,
       procRoot: fixture.procRoot,
     });
-    await apply(deviceClass);
+    await apply(deviceClassManifest(DRIVER));
   });
   afterAll(async () => {
     await setup?.stop();
@@ -208,8 +165,8 @@ describe('gpu-device-plugin serve --mode dra --dra-dynamic-mig in the DRA playgr
     await apply(claim('whole', attr('uuid', UUID)), pod('whole'));
     for (const name of ['mig-c', 'whole']) {
       const scheduled = await unschedulable(name);
-      expect(scheduled.reason).toBe('Unschedulable');
-      expect(scheduled.message).toMatch(/^0\/2 nodes are available: .*cannot allocate all claims/);
+      expect(scheduled?.reason).toBe('Unschedulable');
+      expect(scheduled?.message).toMatch(/^0\/2 nodes are available: .*cannot allocate all claims/);
       expect((await get('pod', name)).spec.nodeName).toBeUndefined();
     }
     expect(instances()).toEqual(['2@0', '2@4']);

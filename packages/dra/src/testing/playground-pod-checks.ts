@@ -44,7 +44,8 @@ export function kubectl(kubeconfig: string, args: readonly string[], stdin = '')
   });
 }
 
-const claimRequest = (name: string, selector: string, driver: string): string => `
+/** A claim request `name` for one device of the driver's DeviceClass that the CEL `selector` accepts (YAML). */
+export const claimRequest = (name: string, selector: string, driver: string): string => `
     - name: ${name}
       exactly:
         deviceClassName: ${driver}
@@ -64,7 +65,8 @@ const firstAvailableRequest = (driver: string): string => `
       - name: any
         deviceClassName: ${driver}`;
 
-const claimManifest = (name: string, requests: string): string => `
+/** A ResourceClaim `name` in YAML with these requests ({@link claimRequest}). */
+export const claimManifest = (name: string, requests: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
@@ -74,7 +76,8 @@ spec:
     requests:${requests}
 `;
 
-const podManifest = (
+/** A Pod in YAML holding the named claims, one pause container per `[claim, request]`, named after the request. */
+export const podManifest = (
   name: string,
   claims: readonly string[],
   containers: readonly [string, string][],
@@ -99,7 +102,7 @@ spec:
 `;
 
 /** A DeviceClass named after the driver, selecting its devices by CEL. */
-const deviceClassManifest = (driver: string): string => `
+export const deviceClassManifest = (driver: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
@@ -110,7 +113,8 @@ spec:
       expression: device.driver == "${driver}"
 `;
 
-interface PodJson {
+/** What the checks read of a Pod (`kubectl get pod -o json`). */
+export interface PodJson {
   metadata: { annotations?: Record<string, string> };
   spec: { nodeName?: string };
   status: {
@@ -130,7 +134,7 @@ const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promi
   JSON.parse(await kubectl(kubeconfig, ['get', kind, name, '-o', 'json'])) as T;
 
 /** Polls `kubectl get pod` until `done` accepts it; rejects with the last pod after `timeoutMs`. */
-async function waitForPod(
+export async function waitForPod(
   kubeconfig: string,
   name: string,
   done: (pod: PodJson) => boolean,

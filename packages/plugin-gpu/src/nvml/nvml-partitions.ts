@@ -1,8 +1,9 @@
 import { migProfileName } from './mig-profile';
+import type * as Koffi from 'koffi';
 import {
+  bindMigQueries,
   checkNvml as check,
-  loadNvmlLibrary,
-  messageOf,
+  initNvml,
   NVML,
   NVML_LIBRARY,
   readNvmlUuid,
@@ -89,14 +90,9 @@ const ENGINE_PROFILE_SHARED = 0;
 
 /** Loads NVML (koffi) for MIG partitions and initialises it; never throws. */
 export function loadNvmlPartitions(library: string = NVML_LIBRARY): NvmlPartitionsLoad {
-  let nvml: Bound;
-  try {
-    nvml = bind(library);
-  } catch (error) {
-    return { ok: false, reason: `${library} did not load: ${messageOf(error)}` };
-  }
-  const init = nvml.init() as number;
-  if (init !== NVML.SUCCESS) return { ok: false, reason: `nvmlInit_v2 returned ${init}` };
+  const loaded = initNvml(library, bind);
+  if (!loaded.ok) return loaded;
+  const { nvml } = loaded;
   return {
     ok: true,
     partitions: {
@@ -107,27 +103,11 @@ export function loadNvmlPartitions(library: string = NVML_LIBRARY): NvmlPartitio
   };
 }
 
-function bind(library: string) {
-  const { lib } = loadNvmlLibrary(library);
+function bind(lib: Koffi.LibraryHandle) {
   return {
-    init: lib.func('int nvmlInit_v2()'),
-    byUuid: lib.func('int nvmlDeviceGetHandleByUUID(const char *uuid, _Out_ nvmlDevice_t *device)'),
-    uuid: lib.func('int nvmlDeviceGetUUID(nvmlDevice_t device, _Out_ uint8_t *uuid, unsigned int length)'),
-    memory: lib.func('int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, _Out_ nvmlMemory_t *memory)'),
-    migMode: lib.func(
-      'int nvmlDeviceGetMigMode(nvmlDevice_t device, _Out_ unsigned int *current, _Out_ unsigned int *pending)',
-    ),
-    giProfile: lib.func(
-      'int nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, _Out_ nvmlGpuInstanceProfileInfo_t *info)',
-    ),
+    ...bindMigQueries(lib),
     placements: lib.func(
       'int nvmlDeviceGetGpuInstancePossiblePlacements_v2(nvmlDevice_t device, unsigned int profileId, _Out_ uint8_t *placements, _Inout_ unsigned int *count)',
-    ),
-    giById: lib.func(
-      'int nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, _Out_ nvmlGpuInstance_t *instance)',
-    ),
-    giInfo: lib.func(
-      'int nvmlGpuInstanceGetInfo(nvmlGpuInstance_t instance, _Out_ nvmlGpuInstanceInfo_t *info)',
     ),
     giCreate: lib.func(
       'int nvmlDeviceCreateGpuInstanceWithPlacement(nvmlDevice_t device, unsigned int profileId, const nvmlGpuInstancePlacement_t *placement, _Out_ nvmlGpuInstance_t *instance)',
@@ -143,12 +123,6 @@ function bind(library: string) {
       'int nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t instance, unsigned int id, _Out_ nvmlComputeInstance_t *compute)',
     ),
     ciDestroy: lib.func('int nvmlComputeInstanceDestroy(nvmlComputeInstance_t compute)'),
-    maxMig: lib.func('int nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, _Out_ unsigned int *count)'),
-    migByIndex: lib.func(
-      'int nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, _Out_ nvmlDevice_t *mig)',
-    ),
-    giId: lib.func('int nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
-    ciId: lib.func('int nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
   };
 }
 
