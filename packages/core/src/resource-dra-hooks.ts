@@ -51,17 +51,22 @@ export interface ResourceDraHooks<P = unknown> {
 
 /** What a resource's DRA `prepare` hook receives: one claim's devices of the resource. */
 export interface DraPrepareContext<P = unknown> {
+  /** The resource's name (`nvidia.com/gpu`). */
   readonly resource: string;
   /** The claim's devices of this resource, as the pool published them (partitions included). */
   readonly devices: readonly PluginDevice<P>[];
   /** The claim's UID. */
   readonly claimUid: string;
+  /** Aborts when the process shuts down. */
   readonly signal: AbortSignal;
 }
 
 /** What a resource's DRA `unprepare` hook receives: one claim's devices of the resource that are still known. */
 export interface DraUnprepareContext<P = unknown> {
+  /** The resource's name. */
   readonly resource: string;
+  /** The claim's devices of this resource that its pool still publishes. */
   readonly devices: readonly PluginDevice<P>[];
+  /** The claim's UID. */
   readonly claimUid: string;
 }
