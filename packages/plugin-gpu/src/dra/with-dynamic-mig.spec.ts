@@ -42,6 +42,12 @@ describe('withDynamicMig', () => {
     expect(out.resources[0]?.dra?.pool?.(devices)).toEqual({ devices });
   });
 
+  it('under migStrategy single or mixed: as it is, with an error', () => {
+    const single = { ...ctx, config: gpuConfig({ nvidia: { migStrategy: 'single' } }) };
+    expect(withDynamicMig(set, () => undefined, single)).toBe(set);
+    expect(lines.some((l) => l.includes('needs nvidia.migStrategy none'))).toBe(true);
+  });
+
   it('NVML is loaded at its first use only, once, a failure said once', () => {
     let loads = 0;
     const nvml = lazyNvmlPartitions(() => {

@@ -27,7 +27,8 @@ export function lazyNvmlPartitions(
 /**
  * A plan's NVIDIA resources with dynamic MIG partitioning (`--dra-dynamic-mig`, `serve --mode dra`): each resource
  * holding whole NVIDIA GPUs gets the DRA hooks that publish their MIG partitions and create them at prepare. Without
- * the flag (`partitions` undefined) the plan is as it is.
+ * the flag (`partitions` undefined) the plan is as it is; so it is, with an error logged, under `nvidia.migStrategy`
+ * single or mixed, where a GPU with MIG instances would turn into its MIG devices and its partitions vanish.
  */
 export function withDynamicMig(
   set: ResourceSet,
@@ -40,6 +41,13 @@ export function withDynamicMig(
   },
 ): ResourceSet {
   if (partitions === undefined) return set;
+  if (ctx.config.nvidia.migStrategy !== 'none') {
+    ctx.logger.error(
+      { migStrategy: ctx.config.nvidia.migStrategy },
+      '--dra-dynamic-mig needs nvidia.migStrategy none; MIG partitions not published',
+    );
+    return set;
+  }
   const dra = migDraHooks({
     nvml: partitions,
     host: ctx.host,
