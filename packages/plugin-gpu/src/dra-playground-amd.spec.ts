@@ -1,7 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  kubectl,
+  podManifest,
+  startPlaygroundDriver,
+  type PlaygroundDriver,
+} from '@kdp/dra/testing';
 import type { SysfsFixture } from '@kdp/topology/testing';
 import { gpuPlugin } from './plugin';
 import { buildMi300xMachine, MI300X_GPUS, switchMi300xModes } from './testing/amd-machines';
@@ -22,48 +30,12 @@ const on = (address: string, scope: 'gpu' | 'partition'): string =>
   `device.attributes["resource.kubernetes.io"].pciBusID == "${address}" && ` +
   `device.attributes["${DRIVER}"].scope == "${scope}"`;
 
-const deviceClass = `
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: ${DRIVER}
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "${DRIVER}"
-`;
-
 /** A claim of one device meeting `selector`, and a pod using it. */
-const claimAndPod = (name: string, selector: string): string => `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: ${name}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: ${DRIVER}
-        selectors:
-        - cel:
-            expression: '${selector}'
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  resourceClaims:
-  - name: gpu
-    resourceClaimName: ${name}
-  containers:
-  - name: main
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: gpu
-`;
+const claimAndPod = (name: string, selector: string): string =>
+  [
+    claimManifest(name, claimRequest('gpu', selector, DRIVER)),
+    podManifest(name, [name], [[name, 'gpu']]),
+  ].join('---');
 
 interface PodJson {
   spec: { nodeName?: string };
@@ -148,7 +120,7 @@ describe('AMD MI300X partitions under DRA (KEP 4815) in the DRA playground, with
       devRoot: fixture.devRoot,
       procRoot: fixture.procRoot,
     });
-    await kubectl(setup.kubeconfig, ['apply', '-f', '-'], deviceClass);
+    await kubectl(setup.kubeconfig, ['apply', '-f', '-'], deviceClassManifest(DRIVER));
   });
   afterAll(async () => {
     await setup?.stop();

@@ -44,7 +44,7 @@ export function kubectl(kubeconfig: string, args: readonly string[], stdin = '')
   });
 }
 
-/** A claim request `name` for one device of the driver's DeviceClass that the CEL `selector` accepts (YAML). */
+/** A claim request `name` of one device of the driver's DeviceClass meeting a CEL selector (YAML). */
 export const claimRequest = (name: string, selector: string, driver: string): string => `
     - name: ${name}
       exactly:
@@ -65,7 +65,7 @@ const firstAvailableRequest = (driver: string): string => `
       - name: any
         deviceClassName: ${driver}`;
 
-/** A ResourceClaim `name` in YAML with these requests ({@link claimRequest}). */
+/** A `resource.k8s.io/v1` ResourceClaim `name` with these requests ({@link claimRequest}; YAML). */
 export const claimManifest = (name: string, requests: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -76,7 +76,7 @@ spec:
     requests:${requests}
 `;
 
-/** A Pod in YAML holding the named claims, one pause container per `[claim, request]`, named after the request. */
+/** A pod `name` using these claims, a container per `[claim, request]` named after the request (YAML). */
 export const podManifest = (
   name: string,
   claims: readonly string[],

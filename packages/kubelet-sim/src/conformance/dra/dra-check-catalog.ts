@@ -58,7 +58,8 @@ export const draCheckCatalog = {
   ),
   poolConsistent: required(
     'pool-consistent',
-    "each pool's newest generation has resourceSliceCount slices, and device names are unique in the pool",
+    "each pool's newest generation has resourceSliceCount slices, device names are unique in the pool, and every " +
+      'counter a device consumes is in a counter set of the pool that holds that much',
     slices,
   ),
   sliceSize: required('slice-size', 'at most 128 devices per slice (64 with taints or counters)', slices),

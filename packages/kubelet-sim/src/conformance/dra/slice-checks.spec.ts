@@ -45,6 +45,38 @@ describe('slice checks', () => {
     });
   });
 
+  it('see counters a pool lacks or a device overdraws, across the slices of a pool (Kubernetes 1.35 layout)', () => {
+    const { devices: _none, ...spec } = (slice('s', {}, []).spec ?? {}) as Record<string, unknown>;
+    const counters = {
+      ...slice('sets', { resourceSliceCount: 2 }, []),
+      spec: {
+        ...spec,
+        pool: { name: 'node-a', generation: 1, resourceSliceCount: 2 },
+        sharedCounters: [{ name: 'gpu-0', counters: { xcc: { value: '8' } } }],
+      },
+    };
+    const uses = (set: string, counter: string, value: string) => ({
+      consumesCounters: [{ counterSet: set, counters: { [counter]: { value } } }],
+    });
+    const devices = (...list: Record<string, unknown>[]) => slice('devices', { resourceSliceCount: 2 }, list);
+    const good = devices(
+      { ...dev('whole'), ...uses('gpu-0', 'xcc', '8') },
+      { ...dev('xcp'), ...uses('gpu-0', 'xcc', '1') },
+    );
+    expect(statusOf([counters, good])['pool-consistent']).toBe('pass');
+    const bad = devices(
+      { ...dev('a'), ...uses('gpu-1', 'xcc', '1') },
+      { ...dev('b'), ...uses('gpu-0', 'cu', '1') },
+      { ...dev('c'), ...uses('gpu-0', 'xcc', '9') },
+    );
+    expect(checkSlices([counters, bad], node)[1]?.reason).toBe(
+      'pool node-a: device a consumes from counter set gpu-1, which the pool lacks; ' +
+        'pool node-a: device b consumes gpu-0/cu, which the set lacks; ' +
+        'pool node-a: device c consumes more gpu-0/xcc than the set has; ' +
+        'the scheduler treats an incomplete or inconsistent pool as unusable (required: dra.md#control-plane)',
+    );
+  });
+
   it('keep only the newest generation of a pool and see a missing slice or a duplicate device', () => {
     const old = slice('old', { generation: 1 }, [dev('d0')]);
     const half = slice('new', { generation: 2, resourceSliceCount: 2 }, [dev('d0')]);

@@ -7,6 +7,7 @@ import { checkResult } from '../check-catalog';
 import type { ConformanceCheck } from '../conformance-check';
 import type { ApiObject } from './dra-check-api';
 import { draCheckCatalog } from './dra-check-catalog';
+import { poolCounterProblems } from './pool-counter-problems';
 
 /** A device of the newest generation of its pool, as the scheduler would see it. */
 export interface PublishedDevice {
@@ -151,6 +152,7 @@ export function checkSlices(
       if (seen.has(name)) poolProblems.push(`pool ${pool.name}: device ${name} listed twice`);
       seen.add(name);
     }
+    poolProblems.push(...poolCounterProblems(pool.name, pool.slices));
   }
   checks.push(
     poolProblems.length === 0

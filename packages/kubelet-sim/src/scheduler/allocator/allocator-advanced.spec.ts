@@ -29,6 +29,15 @@ const prioritized = (
   },
 });
 
+/** A slice of pool `p` (2 slices) holding counter sets and no devices, as Kubernetes 1.35 publishes them. */
+const counterSetSlice = (
+  sharedCounters: NonNullable<ResourceSlice['spec']['sharedCounters']>,
+): ResourceSlice => {
+  const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
+  const { devices: _none, ...spec } = counters.spec;
+  return { ...counters, spec: { ...spec, sharedCounters } };
+};
+
 describe('allocateClaims: prioritized lists, constraints, config', () => {
   const t4s = fixtureSlice('s', [
     gpuDevice('gpu-0', { attributes: { model: { string: 'T4' } } }),
@@ -122,15 +131,7 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
   });
 
   it('shares counters between devices of a pool (sharedCounters / consumesCounters)', () => {
-    const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
-    const { devices: _none, ...counterSpec } = counters.spec;
-    const withCounters: ResourceSlice = {
-      ...counters,
-      spec: {
-        ...counterSpec,
-        sharedCounters: [{ name: 'mem', counters: { bytes: { value: '40Gi' } } }],
-      },
-    };
+    const withCounters = counterSetSlice([{ name: 'mem', counters: { bytes: { value: '40Gi' } } }]);
     const uses = (v: string): object => ({
       consumesCounters: [{ counterSet: 'mem', counters: { bytes: { value: v } } }],
     });
@@ -159,18 +160,10 @@ describe('allocateClaims: prioritized lists, constraints, config', () => {
     // The 1.35 layout: counter sets in a slice of their own. gpu-0's set shrank below what its allocated
     // partition holds (a mode change); a partition of gpu-1 must still fit, as kube-scheduler checks each
     // consumed counter alone.
-    const counters = fixtureSlice('counters', [], { pool: 'p', count: 2 });
-    const { devices: _none, ...counterSpec } = counters.spec;
-    const sets: ResourceSlice = {
-      ...counters,
-      spec: {
-        ...counterSpec,
-        sharedCounters: [
-          { name: 'gpu-0', counters: { xcp: { value: '1' } } },
-          { name: 'gpu-1', counters: { xcp: { value: '8' } } },
-        ],
-      },
-    };
+    const sets = counterSetSlice([
+      { name: 'gpu-0', counters: { xcp: { value: '1' } } },
+      { name: 'gpu-1', counters: { xcp: { value: '8' } } },
+    ]);
     const part = (name: string, set: string, n: string): ReturnType<typeof gpuDevice> =>
       gpuDevice(name, { consumesCounters: [{ counterSet: set, counters: { xcp: { value: n } } }] });
     const parts = fixtureSlice('parts', [part('a-0', 'gpu-0', '2'), part('b-0', 'gpu-1', '2')], {
