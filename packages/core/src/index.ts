@@ -23,6 +23,8 @@ export type {
   DraCounterSet,
   DraPool,
   DraPoolDevice,
+  DraPrepareContext,
+  DraUnprepareContext,
   ResourceDraHooks,
 } from './resource-dra-hooks';
 export type { ResourceStatus } from './resource-runtime';

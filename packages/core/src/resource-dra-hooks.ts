@@ -1,4 +1,4 @@
-import type { PluginDevice } from './plugin-device';
+import type { ContainerAllocation, PluginDevice } from './plugin-device';
 
 /** A named set of counters a pool offers its devices (KEP 4815 `sharedCounters`); counters are quantities. */
 export interface DraCounterSet {
@@ -38,4 +38,35 @@ export interface ResourceDraHooks<P = unknown> {
    * counters so that the scheduler never allocates two that overlap. Default: the source's devices, no counters.
    */
   readonly pool?: (devices: readonly PluginDevice<P>[]) => DraPool<P>;
+  /**
+   * Makes a claim's devices exist before their CDI edits are written (a MIG instance created at its placement);
+   * answers, per device in order, what a container needs for it, or undefined for the resource's allocate hook's
+   * answer. Must be idempotent: a claim prepared again (a kubelet retry, a reboot) reuses what is there. Throw to
+   * fail the claim.
+   */
+  readonly prepare?: (context: DraPrepareContext<P>) => Promise<readonly (ContainerAllocation | undefined)[]>;
+  /** Undoes `prepare` for a claim's devices (a MIG instance destroyed); nothing there is not an error. */
+  readonly unprepare?: (context: DraUnprepareContext<P>) => Promise<void>;
+}
+
+/** What a resource's DRA `prepare` hook receives: one claim's devices of the resource. */
+export interface DraPrepareContext<P = unknown> {
+  /** The resource's name (`nvidia.com/gpu`). */
+  readonly resource: string;
+  /** The claim's devices of this resource, as the pool published them (partitions included). */
+  readonly devices: readonly PluginDevice<P>[];
+  /** The claim's UID. */
+  readonly claimUid: string;
+  /** Aborts when the process shuts down. */
+  readonly signal: AbortSignal;
+}
+
+/** What a resource's DRA `unprepare` hook receives: one claim's devices of the resource that are still known. */
+export interface DraUnprepareContext<P = unknown> {
+  /** The resource's name. */
+  readonly resource: string;
+  /** The claim's devices of this resource that its pool still publishes. */
+  readonly devices: readonly PluginDevice<P>[];
+  /** The claim's UID. */
+  readonly claimUid: string;
 }

@@ -10,6 +10,7 @@ import type { DraMetrics } from './dra-metrics';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SlicePoolEntry } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
+import { unpreparePluginClaim } from './unprepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
 /** One plugin served as one DRA driver. */
@@ -105,6 +106,7 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         nodeName,
         driver: {
           prepare: (input) => preparePluginClaim(input, pools.byPool, name, options.signal, logger),
+          unprepare: (input) => unpreparePluginClaim(input, pools.byPool),
         },
         claims: createKubeClaimReader({ access, discovery }),
         pluginsRegistryDir: options.pluginsRegistryDir,

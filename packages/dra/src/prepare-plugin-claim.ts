@@ -50,10 +50,11 @@ async function allocateForCdi(
  * device-plugin strategy, so that its CDI device carries everything a container needs for it (`cdiDeviceEdits`:
  * device nodes, mounts, device-list variables `void`, its own environment) and the CDI names the hook answers.
  * A resource's PreStartContainer work (an FPGA region's programming) is done here, once for the claim's devices
- * of the resource: DRA has no PreStartContainer.
+ * of the resource: DRA has no PreStartContainer. A resource's DRA `prepare` hook then makes the devices exist (a MIG
+ * instance at its placement); what it answers for a device replaces the allocate hook's answer.
  */
 export async function preparePluginClaim(
-  { results }: PrepareInput,
+  { claim, results }: PrepareInput,
   byPool: ReadonlyMap<string, ClaimableResource>,
   driver: string,
   signal: AbortSignal,
@@ -68,8 +69,14 @@ export async function preparePluginClaim(
       unknownIds: [],
       signal,
     });
-    for (const { result, device } of items) {
-      const own = await allocateForCdi(entry, [device], signal);
+    const made = await declaration.dra?.prepare?.({
+      resource: declaration.name,
+      devices: items.map((item) => item.device),
+      claimUid: claim.metadata.uid,
+      signal,
+    });
+    for (const [i, { result, device }] of items.entries()) {
+      const own = made?.[i] ?? (await allocateForCdi(entry, [device], signal));
       if (Object.keys(own.annotations ?? {}).length > 0)
         logger.debug(
           { device: device.id },

@@ -1,4 +1,4 @@
-import { definePlugin } from '@kdp/core/plugin';
+import { definePlugin, flag } from '@kdp/core/plugin';
 import packageJson from '../package.json';
 import { intelGpuCompat } from './compat/intel-gpu';
 import { nvidiaCompat } from './compat/nvidia';
@@ -7,6 +7,8 @@ import { gpuConfigSchema } from './config';
 import { loadNvmlXidSource } from './health/nvml-xid-source';
 import { createXidHealth, type XidSourceFactory } from './health/xid-health';
 import { loadNvmlMig } from './nvml/nvml-mig';
+import { lazyNvmlPartitions, withDynamicMig } from './dra/with-dynamic-mig';
+import { loadNvmlPartitions, type NvmlPartitionsLoad } from './nvml/nvml-partitions';
 import { resolveNvmlLibrary } from './nvml/resolve-nvml-library';
 import { readGpuFeatures } from './features/gpu-features';
 import { gpuChangeProbe } from './scan/gpu-change-probe';
@@ -22,6 +24,8 @@ export interface GpuPluginOptions {
   readonly xidSource?: XidSourceFactory;
   /** NVML for MIG profiles and UUIDs (default: libnvidia-ml.so.1 through koffi, loaded when MIG devices are seen). */
   readonly nvmlMig?: NvmlMigFactory;
+  /** NVML for dynamic MIG partitions under DRA (default: libnvidia-ml.so.1, loaded when `--dra-dynamic-mig` is set). */
+  readonly nvmlPartitions?: () => NvmlPartitionsLoad;
 }
 
 /**
@@ -38,6 +42,13 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
     version: packageJson.version,
     config: { schema: gpuConfigSchema },
     compat: [nvidiaCompat, rocmCompat, intelGpuCompat],
+    flags: {
+      'dra-dynamic-mig': flag.boolean({
+        description:
+          'serve --mode dra: publish the MIG partitions of GPUs in MIG mode (counters) and create them at prepare',
+        serveOnly: true,
+      }),
+    },
     // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.
     reads: { procfs: true },
     // A GPU never seen healthy is held back (listed as excluded); one that vanished stays Unhealthy until it is back.
@@ -51,6 +62,9 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
           logger: ctx.logger,
           nvml: options.nvmlMig ?? (() => loadNvmlMig({ library })),
         }),
+        partitions: ctx.flags['dra-dynamic-mig']
+          ? lazyNvmlPartitions(options.nvmlPartitions ?? (() => loadNvmlPartitions(library)), ctx.logger)
+          : undefined,
       };
     },
     scan: {
@@ -62,7 +76,12 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
         state.xid.mark(state.mig.apply(await scanGpus(host), config.nvidia.migStrategy)),
     },
     // A MIG device or AMD partition of a GPU that reports a new partition layout is gone for good, not kept Unhealthy.
-    resources: (scan, { config }) => ({ ...planResources(scan, config), retired: retiredGpuDevices(scan) }),
+    resources: (scan, ctx) =>
+      withDynamicMig(
+        { ...planResources(scan, ctx.config), retired: retiredGpuDevices(scan) },
+        ctx.state.partitions,
+        ctx,
+      ),
     features: (set, ctx) => readGpuFeatures(set, ctx),
     hooks: { stop: ({ state }) => state.xid.stop() },
   });

@@ -68,6 +68,8 @@ export interface DurationFlagOptions extends BaseOptions {
 export interface BooleanFlagOptions {
   readonly description: string;
   readonly default?: boolean;
+  /** Acts only in `serve`: `discover` refuses it (exit 2) and --help says `(serve)`. */
+  readonly serveOnly?: boolean;
 }
 
 /** Options of `flag.enum`. */

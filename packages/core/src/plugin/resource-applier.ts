@@ -3,6 +3,7 @@ import { defaultAllocation } from '../container-allocation';
 import { createPushSource, type PushSource } from '../device-source';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import { defineResource, type AllocateContext, type ResourceDeclaration } from '../resource-declaration';
+import type { ResourceDraHooks } from '../resource-dra-hooks';
 import type { ResourceSet, ResourceSpec } from './define-plugin';
 import { heldExclusion, type DeviceMemory } from './device-memory';
 import type { ResourceHost } from './serve-mode';
@@ -102,7 +103,7 @@ function declareResource(
     // Under CDI alone (DRA) the device nodes and mounts go with the devices whatever the strategy.
     allocateForCdi: (context) => allocateWith(context, (_current, allocation) => allocation),
     deviceListEnv: (devices) => entry().spec.deviceListEnv?.(devices) ?? {},
-    dra: { pool: (devices) => entry().spec.dra?.pool?.(devices) ?? { devices } },
+    dra: currentDraHooks(entry),
     ...(spec.preferredAllocation !== undefined
       ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
       : {}),
@@ -110,6 +111,16 @@ function declareResource(
       ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
       : {}),
   });
+}
+
+/** A resource's DRA hooks as its spec has them now (a scan may bring new ones). */
+function currentDraHooks(entry: () => Entry): ResourceDraHooks<unknown> {
+  return {
+    pool: (devices) => entry().spec.dra?.pool?.(devices) ?? { devices },
+    prepare: async (context) =>
+      (await entry().spec.dra?.prepare?.(context)) ?? context.devices.map(() => undefined),
+    unprepare: async (context) => entry().spec.dra?.unprepare?.(context),
+  };
 }
 
 /** Creates the applier of one plugin. */

@@ -29,4 +29,6 @@ export {
   deviceClassManifest,
   kubectl,
   podManifest,
+  waitForPod,
 } from './playground-pod-checks';
+export type { PodJson } from './playground-pod-checks';

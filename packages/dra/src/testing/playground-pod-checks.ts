@@ -113,7 +113,8 @@ spec:
       expression: device.driver == "${driver}"
 `;
 
-interface PodJson {
+/** What the checks read of a Pod (`kubectl get pod -o json`). */
+export interface PodJson {
   metadata: { annotations?: Record<string, string> };
   spec: { nodeName?: string };
   status: {
@@ -133,7 +134,7 @@ const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promi
   JSON.parse(await kubectl(kubeconfig, ['get', kind, name, '-o', 'json'])) as T;
 
 /** Polls `kubectl get pod` until `done` accepts it; rejects with the last pod after `timeoutMs`. */
-async function waitForPod(
+export async function waitForPod(
   kubeconfig: string,
   name: string,
   done: (pod: PodJson) => boolean,

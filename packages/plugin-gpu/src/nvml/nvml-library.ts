@@ -7,6 +7,8 @@ export const NVML = {
   ERROR_NOT_SUPPORTED: 3,
   ERROR_NOT_FOUND: 6,
   ERROR_TIMEOUT: 10,
+  ERROR_IN_USE: 19,
+  ERROR_INSUFFICIENT_RESOURCES: 23,
 } as const;
 
 /** The default library, found by the dynamic loader. */
@@ -43,6 +45,32 @@ function declareTypes(koffi: typeof Koffi): void {
   declare(koffi, 'nvmlDevice_t', () => koffi.pointer('nvmlDevice_t', koffi.opaque()));
   declare(koffi, 'nvmlEventSet_t', () => koffi.pointer('nvmlEventSet_t', koffi.opaque()));
   declare(koffi, 'nvmlGpuInstance_t', () => koffi.pointer('nvmlGpuInstance_t', koffi.opaque()));
+  declare(koffi, 'nvmlComputeInstance_t', () => koffi.pointer('nvmlComputeInstance_t', koffi.opaque()));
+  declare(koffi, 'nvmlGpuInstancePlacement_t', () =>
+    koffi.struct('nvmlGpuInstancePlacement_t', { start: 'unsigned int', size: 'unsigned int' }),
+  );
+  declare(koffi, 'nvmlComputeInstanceProfileInfo_t', () =>
+    koffi.struct('nvmlComputeInstanceProfileInfo_t', {
+      id: 'unsigned int',
+      sliceCount: 'unsigned int',
+      instanceCount: 'unsigned int',
+      multiprocessorCount: 'unsigned int',
+      sharedCopyEngineCount: 'unsigned int',
+      sharedDecoderCount: 'unsigned int',
+      sharedEncoderCount: 'unsigned int',
+      sharedJpegCount: 'unsigned int',
+      sharedOfaCount: 'unsigned int',
+    }),
+  );
+  declare(koffi, 'nvmlComputeInstanceInfo_t', () =>
+    koffi.struct('nvmlComputeInstanceInfo_t', {
+      device: 'nvmlDevice_t',
+      gpuInstance: 'nvmlGpuInstance_t',
+      id: 'unsigned int',
+      profileId: 'unsigned int',
+      placement: 'nvmlGpuInstancePlacement_t',
+    }),
+  );
   declare(koffi, 'nvmlEventData_t', () =>
     koffi.struct('nvmlEventData_t', {
       device: 'nvmlDevice_t',
@@ -107,4 +135,65 @@ export function readNvmlUuid(
   if (getUuid(handle, buffer, buffer.length) !== NVML.SUCCESS) return undefined;
   const end = buffer.indexOf(0);
   return buffer.subarray(0, end < 0 ? buffer.length : end).toString('latin1');
+}
+
+/** An error's message (koffi's errors may come from another realm), without koffi's generic prefix. */
+function messageOf(error: unknown): string {
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return (typeof message === 'string' ? message : String(error)).replace(
+    /^Failed to load shared library: /,
+    '',
+  );
+}
+
+/** Throws `<name> returned <code>` unless an NVML call's code is NVML_SUCCESS. */
+export function checkNvml(name: string, code: unknown): void {
+  if (code !== NVML.SUCCESS) throw new Error(`${name} returned ${String(code)}`);
+}
+
+/** The MIG queries both the MIG reader and the partition calls bind: handles, UUIDs, MIG mode, instances. */
+export function bindMigQueries(lib: Koffi.LibraryHandle) {
+  return {
+    init: lib.func('int nvmlInit_v2()'),
+    byUuid: lib.func('int nvmlDeviceGetHandleByUUID(const char *uuid, _Out_ nvmlDevice_t *device)'),
+    uuid: lib.func('int nvmlDeviceGetUUID(nvmlDevice_t device, _Out_ uint8_t *uuid, unsigned int length)'),
+    memory: lib.func('int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, _Out_ nvmlMemory_t *memory)'),
+    migMode: lib.func(
+      'int nvmlDeviceGetMigMode(nvmlDevice_t device, _Out_ unsigned int *current, _Out_ unsigned int *pending)',
+    ),
+    maxMig: lib.func('int nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, _Out_ unsigned int *count)'),
+    migByIndex: lib.func(
+      'int nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, _Out_ nvmlDevice_t *mig)',
+    ),
+    giId: lib.func('int nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
+    ciId: lib.func('int nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
+    giById: lib.func(
+      'int nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, _Out_ nvmlGpuInstance_t *instance)',
+    ),
+    giInfo: lib.func(
+      'int nvmlGpuInstanceGetInfo(nvmlGpuInstance_t instance, _Out_ nvmlGpuInstanceInfo_t *info)',
+    ),
+    giProfile: lib.func(
+      'int nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, _Out_ nvmlGpuInstanceProfileInfo_t *info)',
+    ),
+  };
+}
+
+/**
+ * Binds `library`'s functions with `bind` and initialises NVML; never throws: a library that does not load or
+ * initialise is `{ ok: false, reason }`.
+ */
+export function initNvml<B extends { readonly init: () => unknown }>(
+  library: string,
+  bind: (lib: Koffi.LibraryHandle) => B,
+): { readonly ok: true; readonly nvml: B } | { readonly ok: false; readonly reason: string } {
+  let nvml: B;
+  try {
+    nvml = bind(loadNvmlLibrary(library).lib);
+  } catch (error) {
+    return { ok: false, reason: `${library} did not load: ${messageOf(error)}` };
+  }
+  const init = nvml.init() as number;
+  if (init !== NVML.SUCCESS) return { ok: false, reason: `nvmlInit_v2 returned ${init}` };
+  return { ok: true, nvml };
 }

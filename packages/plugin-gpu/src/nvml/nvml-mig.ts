@@ -1,4 +1,12 @@
-import { loadNvmlLibrary, NVML, NVML_LIBRARY, readNvmlUuid } from './nvml-library';
+import type * as Koffi from 'koffi';
+import {
+  bindMigQueries,
+  checkNvml as check,
+  initNvml,
+  NVML,
+  NVML_LIBRARY,
+  readNvmlUuid,
+} from './nvml-library';
 import { migProfileName } from './mig-profile';
 
 /** One MIG device as NVML reports it. */
@@ -51,64 +59,22 @@ const PROFILE_INDEXES = 18;
  * GPU's MIG layout changed.
  */
 export function loadNvmlMig(options: NvmlMigOptions = {}): NvmlMigLoad {
-  const library = options.library ?? NVML_LIBRARY;
-  let nvml: ReturnType<typeof bind>;
-  try {
-    nvml = bind(library);
-  } catch (error) {
-    return { ok: false, reason: `${library} did not load: ${messageOf(error)}` };
-  }
-  const init = nvml.init() as number;
-  if (init !== NVML.SUCCESS) return { ok: false, reason: `nvmlInit_v2 returned ${init}` };
+  const loaded = initNvml(options.library ?? NVML_LIBRARY, bind);
+  if (!loaded.ok) return loaded;
+  const { nvml } = loaded;
   return { ok: true, mig: { read: (uuid) => readGpu(nvml, uuid) } };
 }
 
-/** An error's message (koffi's errors may come from another realm), without koffi's generic prefix. */
-const messageOf = (error: unknown): string => {
-  const message = (error as { message?: unknown } | undefined)?.message;
-  return (typeof message === 'string' ? message : String(error)).replace(
-    /^Failed to load shared library: /,
-    '',
-  );
-};
-
-function bind(library: string) {
-  const { lib } = loadNvmlLibrary(library);
+function bind(lib: Koffi.LibraryHandle) {
   return {
-    init: lib.func('int nvmlInit_v2()'),
-    byUuid: lib.func('int nvmlDeviceGetHandleByUUID(const char *uuid, _Out_ nvmlDevice_t *device)'),
-    uuid: lib.func('int nvmlDeviceGetUUID(nvmlDevice_t device, _Out_ uint8_t *uuid, unsigned int length)'),
-    memory: lib.func('int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, _Out_ nvmlMemory_t *memory)'),
-    migMode: lib.func(
-      'int nvmlDeviceGetMigMode(nvmlDevice_t device, _Out_ unsigned int *current, _Out_ unsigned int *pending)',
-    ),
-    maxMig: lib.func('int nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, _Out_ unsigned int *count)'),
-    migByIndex: lib.func(
-      'int nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, _Out_ nvmlDevice_t *mig)',
-    ),
-    giId: lib.func('int nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
-    ciId: lib.func('int nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, _Out_ unsigned int *id)'),
+    ...bindMigQueries(lib),
     attributes: lib.func(
       'int nvmlDeviceGetAttributes_v2(nvmlDevice_t device, _Out_ nvmlDeviceAttributes_t *attributes)',
-    ),
-    giById: lib.func(
-      'int nvmlDeviceGetGpuInstanceById(nvmlDevice_t device, unsigned int id, _Out_ nvmlGpuInstance_t *instance)',
-    ),
-    giInfo: lib.func(
-      'int nvmlGpuInstanceGetInfo(nvmlGpuInstance_t instance, _Out_ nvmlGpuInstanceInfo_t *info)',
-    ),
-    giProfile: lib.func(
-      'int nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, unsigned int profile, _Out_ nvmlGpuInstanceProfileInfo_t *info)',
     ),
   };
 }
 
 type Bound = ReturnType<typeof bind>;
-
-/** Calls an NVML function; throws `<name> returned <code>` unless it succeeds. */
-function check(name: string, code: unknown): void {
-  if (code !== NVML.SUCCESS) throw new Error(`${name} returned ${String(code)}`);
-}
 
 function readGpu(nvml: Bound, gpuUuid: string): NvmlMigGpu {
   const handle: unknown[] = [null];

@@ -1,3 +1,4 @@
+import type { MigPartition } from '../dra/mig-partitions';
 import type { Gpu } from '../scan/gpu';
 
 /** What every advertised device carries back to Allocate. */
@@ -7,4 +8,6 @@ export interface GpuPayload {
   readonly replica?: number;
   /** The GPU's index (`0`, `0:1` for a MIG device; see gpuIndexes), what NVIDIA's `index` device IDs name. */
   readonly index?: string;
+  /** Under DRA with dynamic MIG: the partition of `gpu` this device stands for, made at prepare. */
+  readonly partition?: MigPartition;
 }

@@ -21,13 +21,14 @@ export function migMachineUuid(gpu: number, gi: number, ci: number): string {
   return `MIG-${hex(gpu, 8)}-${hex(gi, 4)}-4${hex(ci, 3)}-8000-00000000cafe`;
 }
 
-/** A MIG device for the fake NVML (H100 80GB sizes: 1g = 10 GB, 3g = 40 GB, 7g = 80 GB). */
+/** A MIG device for the fake NVML (H100 80GB sizes: 1g = 10 GB, 3g = 40 GB, 7g = 80 GB), its GPU instance at `start`. */
 export function h100Mig(
   gpu: number,
   gi: number,
   ci: number,
   slices: 1 | 3 | 7,
   ciSlices = slices,
+  start = 0,
 ): FakeNvmlMig {
   // NVML_GPU_INSTANCE_PROFILE_1_SLICE = 0, _3_SLICE = 2, _7_SLICE = 4.
   const profile = { 1: [0, 9984], 3: [2, 40_448], 7: [4, 80_896] }[slices];
@@ -39,6 +40,7 @@ export function h100Mig(
     giSlices: slices,
     ciSlices,
     memorySizeMB: profile[1] as number,
+    start,
   };
 }
 
@@ -52,7 +54,7 @@ export function migMachineNvml(): [FakeNvmlGpu, FakeNvmlGpu, FakeNvmlGpu] {
       uuid: MIG_MACHINE.mixed.uuid,
       memoryMiB: H100_MIB,
       migMode: true,
-      migs: [h100Mig(0, 1, 0, 3), h100Mig(0, 7, 0, 1), h100Mig(0, 8, 0, 1)],
+      migs: [h100Mig(0, 1, 0, 3), h100Mig(0, 7, 0, 1, 1, 4), h100Mig(0, 8, 0, 1, 1, 5)],
     },
     { uuid: MIG_MACHINE.whole.uuid, memoryMiB: H100_MIB, migMode: false },
     {
