@@ -46,7 +46,7 @@ export function createGpuPlugin(options: GpuPluginOptions = {}) {
       'dra-dynamic-mig': flag.boolean({
         description:
           'serve --mode dra: publish the MIG partitions of GPUs in MIG mode (counters) and create them at prepare',
-        serveOnly: true,
+        mode: 'dra',
       }),
     },
     // /proc/driver/nvidia: GPU UUIDs and minors, MIG instances.

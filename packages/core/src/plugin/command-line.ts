@@ -271,6 +271,7 @@ function slotsOf(program: Program): FlagSlot[] {
         flag: f,
         plugin: { index, key },
         ...(f.serveOnly === true ? { serveOnly: true } : {}),
+        ...(f.mode !== undefined ? { modeOf: f.mode } : {}),
       });
     }
   });
@@ -452,7 +453,7 @@ function modeOf(
         : undefined);
     if (values[slot.name] !== undefined && owner !== undefined && owner !== name)
       throw new UsageError(`--${slot.name} applies to --mode ${owner} only, not --mode ${name}`);
-    if (slot.modeOf === name) flags[slot.name] = value(slot);
+    if (slot.modeOf === name && slot.plugin === undefined) flags[slot.name] = value(slot);
   }
   return { name, serveMode, flags };
 }

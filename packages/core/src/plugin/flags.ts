@@ -21,6 +21,8 @@ export interface Flag<T> {
   parse(texts: readonly string[]): T;
   /** Acts only in `serve`: `discover` refuses it. */
   readonly serveOnly?: boolean;
+  /** Acts only in this serve mode (`dra`): `serve` in another mode refuses it (exit 2). Implies `serveOnly`. */
+  readonly mode?: string;
 }
 
 /** A plugin's own flags, by name (without the leading `--`). */
@@ -36,6 +38,8 @@ interface BaseOptions {
   readonly description: string;
   /** Acts only in `serve` (files written, timings): `discover` refuses it (exit 2) and --help says `(serve)`. */
   readonly serveOnly?: boolean;
+  /** Acts only in this serve mode (`dra`): another mode refuses it (exit 2). Implies `serveOnly`. */
+  readonly mode?: string;
   /** The value placeholder in --help. */
   readonly valueName?: string;
 }
@@ -70,6 +74,8 @@ export interface BooleanFlagOptions {
   readonly default?: boolean;
   /** Acts only in `serve`: `discover` refuses it (exit 2) and --help says `(serve)`. */
   readonly serveOnly?: boolean;
+  /** Acts only in this serve mode (`dra`): another mode refuses it (exit 2). Implies `serveOnly`. */
+  readonly mode?: string;
 }
 
 /** Options of `flag.enum`. */
@@ -150,7 +156,8 @@ const make = <T>(
   defaultText,
   multiple,
   parse,
-  ...(options.serveOnly === true ? { serveOnly: true } : {}),
+  ...(options.serveOnly === true || options.mode !== undefined ? { serveOnly: true } : {}),
+  ...(options.mode !== undefined ? { mode: options.mode } : {}),
 });
 
 const nonEmpty = (text: string): string => {

@@ -161,6 +161,25 @@ describe('serve modes (runPlugin(definition, io, { modes }))', () => {
     expect(unknown.code).toBe(2);
   });
 
+  it("refuses a plugin's flag of one mode in another mode (exit 2), and takes it in its own", async () => {
+    const modal = definePlugin({
+      ...plugin,
+      flags: { 'fake-only': flag.boolean({ description: 'acts in --mode fake', mode: 'fake' }) },
+    });
+    const modes = { fake: recordingMode().mode };
+    const refused = await runPluginCommand(modal, ['serve', ...roots(), '--fake-only'], { modes });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--fake-only applies to --mode fake only, not --mode device-plugin');
+    const discover = await runPluginCommand(modal, ['discover', ...roots(), '--fake-only'], { modes });
+    expect(discover.code).toBe(2);
+    const recorder = recordingMode();
+    const run = startPluginRun(modal, ['serve', '--mode', 'fake', ...roots(), '--fake-only'], {
+      modes: { fake: recorder.mode },
+    });
+    await recorder.started;
+    expect(await run.stop()).toBe(0);
+  });
+
   it('offers --mode only where modes are given, and lists them in --help', async () => {
     const help = await runPluginCommand(plugin, ['--help'], { modes: { fake: recordingMode().mode } });
     expect(help.stdout).toContain('--mode MODE');
