@@ -18,6 +18,7 @@ export type {
   ResourceDeclaration,
   ResourceOptions,
 } from './resource-declaration';
+export type { DeviceTaintEffect, ResourceDraHooks } from './resource-dra-hooks';
 export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,

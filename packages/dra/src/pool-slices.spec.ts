@@ -27,6 +27,39 @@ describe('toApiDevice', () => {
     expect(toApiDevice({ name: 'bare' })).toEqual({ name: 'bare' });
   });
 
+  it('writes taints in the API order, without empty values', () => {
+    expect(
+      JSON.stringify(
+        toApiDevice({
+          name: 'gpu-1',
+          taints: [
+            {
+              effect: 'NoExecute',
+              timeAdded: '2027-01-15T08:00:00Z',
+              value: 'Xid-79',
+              key: 'kdp.dev/unhealthy',
+            },
+            { key: 'kdp.dev/unhealthy', value: '', effect: 'NoSchedule' },
+          ],
+        }),
+      ),
+    ).toBe(
+      JSON.stringify({
+        name: 'gpu-1',
+        taints: [
+          {
+            key: 'kdp.dev/unhealthy',
+            value: 'Xid-79',
+            effect: 'NoExecute',
+            timeAdded: '2027-01-15T08:00:00Z',
+          },
+          { key: 'kdp.dev/unhealthy', effect: 'NoSchedule' },
+        ],
+      }),
+    );
+    expect(toApiDevice({ name: 'bare', taints: [] })).toEqual({ name: 'bare' });
+  });
+
   it('refuses a number that is not an integer', () => {
     expect(() => toApiDevice({ name: 'd', attributes: { ratio: 0.5 } })).toThrow(
       'device d: attribute ratio is 0.5, not an integer',
@@ -47,6 +80,16 @@ describe('splitPool', () => {
     expect(
       splitPool(Array.from({ length: 257 }, (_, i) => ({ name: `x${i}` }))).map((s) => s.length),
     ).toEqual([128, 128, 1]);
+  });
+
+  it('cuts at 64 while a device of the pool has a taint, as the API server allows no more', () => {
+    const devices = Array.from({ length: 130 }, (_, i) => ({ name: `x${i}` }));
+    expect(splitPool(devices).map((s) => s.length)).toEqual([128, 2]);
+    const tainted = devices.map((d, i) =>
+      i === 129 ? { ...d, taints: [{ key: 'kdp.dev/unhealthy', effect: 'NoSchedule' as const }] } : d,
+    );
+    expect(splitPool(tainted).map((s) => s.length)).toEqual([64, 64, 2]);
+    expect(splitPool(tainted, 10).map((s) => s.length)[0]).toBe(10);
   });
 
   it('refuses a name listed twice', () => {

@@ -6,6 +6,19 @@ export const PCI_BUS_ID_ATTRIBUTE = 'resource.kubernetes.io/pciBusID';
 export const PCIE_ROOT_ATTRIBUTE = 'resource.kubernetes.io/pcieRoot';
 /** The most devices one `resource.k8s.io/v1` ResourceSlice may hold. */
 export const MAX_DEVICES_PER_SLICE = 128;
+/** The most devices a ResourceSlice may hold when one of them has taints (or consumes counters). */
+export const MAX_DEVICES_PER_SLICE_WITH_TAINTS = 64;
+
+/** A device taint (KEP 5055): the scheduler keeps claims off the device, and evicts them on `NoExecute`, unless tolerated. */
+export interface SliceDeviceTaint {
+  /** A label key (`kdp.dev/unhealthy`). */
+  readonly key: string;
+  /** A label value (63 characters at most). */
+  readonly value?: string | undefined;
+  readonly effect: 'NoSchedule' | 'NoExecute';
+  /** When the taint was added (RFC 3339); the API server sets it when absent. */
+  readonly timeAdded?: string | undefined;
+}
 
 /** An attribute value: a number is an `int`, a boolean a `bool`, a string a `string`, `{ version }` a semver. */
 export type SliceAttributeValue = number | boolean | string | { readonly version: string };
@@ -22,6 +35,8 @@ export interface SliceDevice {
   readonly pciBusId?: string | undefined;
   /** The PCIe root; published as `resource.kubernetes.io/pcieRoot`. */
   readonly pcieRoot?: string | undefined;
+  /** Its taints (an Unhealthy device's `kdp.dev/unhealthy`). */
+  readonly taints?: readonly SliceDeviceTaint[] | undefined;
 }
 
 /** The device model of a node: pool name → its devices (a `Map` or a plain object). */
@@ -37,6 +52,7 @@ export interface ApiDevice {
   name: string;
   attributes?: Record<string, ApiDeviceAttribute>;
   capacity?: Record<string, { value: string }>;
+  taints?: SliceDeviceTaint[];
 }
 
 function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
@@ -56,7 +72,7 @@ function toAttribute(device: string, name: string, value: SliceAttributeValue): 
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones) and capacities, keys sorted. */
+/** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones), capacities (keys sorted) and taints. */
 export function toApiDevice(device: SliceDevice): ApiDevice {
   const given = device.attributes ?? {};
   const names = Object.keys(given);
@@ -78,6 +94,17 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
     name: device.name,
     ...(names.length > 0 ? { attributes } : {}),
     ...(capacityNames.length > 0 ? { capacity } : {}),
+    ...((device.taints?.length ?? 0) > 0 ? { taints: (device.taints ?? []).map(toApiTaint) } : {}),
+  };
+}
+
+/** A taint as the API writes it: fields in the API's order, absent ones left out. */
+function toApiTaint(taint: SliceDeviceTaint): SliceDeviceTaint {
+  return {
+    key: taint.key,
+    ...(taint.value !== undefined && taint.value !== '' ? { value: taint.value } : {}),
+    effect: taint.effect,
+    ...(taint.timeAdded !== undefined ? { timeAdded: taint.timeAdded } : {}),
   };
 }
 
@@ -112,7 +139,8 @@ export function compareDeviceNames(a: string, b: string): number {
 
 /**
  * Splits a pool's devices into slices: sorted by name ({@link compareDeviceNames}) and cut every `max`
- * devices, so the same devices always give the same slices; a pool without devices is one empty slice.
+ * devices (at most {@link MAX_DEVICES_PER_SLICE_WITH_TAINTS} while a device of the pool has taints, as the API
+ * server requires), so the same devices always give the same slices; a pool without devices is one empty slice.
  * Throws on a duplicate device name.
  */
 export function splitPool(
@@ -127,7 +155,10 @@ export function splitPool(
   for (let i = 1; i < sorted.length; i++)
     if (sorted[i]?.name === sorted[i - 1]?.name) throw new Error(`device ${sorted[i]?.name} is listed twice`);
   const slices: ApiDevice[][] = [];
-  for (let i = 0; i < sorted.length; i += max) slices.push(sorted.slice(i, i + max));
+  const limit = sorted.some((device) => device.taints !== undefined)
+    ? Math.min(max, MAX_DEVICES_PER_SLICE_WITH_TAINTS)
+    : max;
+  for (let i = 0; i < sorted.length; i += limit) slices.push(sorted.slice(i, i + limit));
   return slices.length > 0 ? slices : [[]];
 }
 

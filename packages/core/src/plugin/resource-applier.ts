@@ -108,6 +108,10 @@ function declareResource(
     ...(spec.preStartContainer !== undefined
       ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
       : {}),
+    // The DRA hooks as the spec has them now.
+    get dra() {
+      return entry().spec.dra ?? {};
+    },
   });
 }
 
