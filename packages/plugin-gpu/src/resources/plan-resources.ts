@@ -9,6 +9,7 @@ import {
 import { memoizeAllocation } from '../allocate/memoize-allocation';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
+import { xidTaintEffect } from '../health/xid-taint-effect';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
@@ -92,6 +93,8 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
+      // Under DRA, a GPU lost by an Xid evicts its pods.
+      dra: { taintEffect: xidTaintEffect },
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),
