@@ -21,3 +21,6 @@ export type {
   PlaygroundDriverTestOptions,
   PlaygroundMachine,
 } from './create-playground-driver-test';
+export { startPlaygroundDriver } from './start-playground-driver';
+export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
+export { kubectl } from './playground-pod-checks';
