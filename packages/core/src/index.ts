@@ -25,6 +25,7 @@ export type {
   DraPoolDevice,
   DraPrepareContext,
   DraUnprepareContext,
+  DeviceTaintEffect,
   ResourceDraHooks,
 } from './resource-dra-hooks';
 export type { ResourceStatus } from './resource-runtime';

@@ -70,7 +70,7 @@ export interface ResourceDeclaration<P = unknown> {
   ) => readonly string[] | Promise<readonly string[]>;
   /** Prepares devices before a container starts (30 s budget, P-29). */
   readonly preStartContainer?: (context: PreStartContext<P>) => void | Promise<void>;
-  /** Behaviour under Dynamic Resource Allocation only (partitions, counters); the device-plugin API never sees it. */
+  /** Behaviour under Dynamic Resource Allocation only (`serve --mode dra`); the device-plugin API never sees it. */
   readonly dra?: ResourceDraHooks<P>;
 }
 

@@ -30,11 +30,19 @@ export interface DraPool<P = unknown> {
   readonly sharedCounters?: readonly DraCounterSet[];
 }
 
+/** The effect of a device taint: keep new claims off the device, or also evict the pods already using it. */
+export type DeviceTaintEffect = 'NoSchedule' | 'NoExecute';
+
 /** Optional behaviour of a resource under Dynamic Resource Allocation (`serve --mode dra`); the device-plugin mode ignores it. */
 export interface ResourceDraHooks<P = unknown> {
   /**
-   * The pool DRA publishes for the source's device list (every device, healthy or not; only healthy devices are
-   * published, every counter set is): a device and each of its partitions as devices of their own, consuming
+   * The effect of the `kdp.dev/unhealthy` taint an Unhealthy device gets in its ResourceSlice: `NoExecute` when the
+   * device is lost to its pods (an Xid meaning the GPU fell off the bus), so they are evicted. Default `NoSchedule`.
+   */
+  readonly taintEffect?: (device: PluginDevice<P>) => DeviceTaintEffect;
+  /**
+   * The pool DRA publishes for the source's device list (every device, healthy or not; an Unhealthy one is published
+   * with a `kdp.dev/unhealthy` taint): a device and each of its partitions as devices of their own, consuming
    * counters so that the scheduler never allocates two that overlap. Default: the source's devices, no counters.
    */
   readonly pool?: (devices: readonly PluginDevice<P>[]) => DraPool<P>;

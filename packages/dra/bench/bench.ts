@@ -1,4 +1,5 @@
-// The DRA benches, `npx nx run @kdp/dra:bench`: ResourceSlice publication, then NodePrepareResources, each figure
+// The DRA benches, `npx nx run @kdp/dra:bench`: ResourceSlice publication, NodePrepareResources, then health as
+// device taints (through the DRA playground and the real kubectl), each figure
 // printed next to its target (ok / MISS). Not a test: the numbers depend on the machine and its load.
 // KDP_BENCH_SHORT=1: a few seconds in all (fewer runs and rounds; the 64-claim calls left out).
 // KDP_BENCH_JSON=FILE: every figure written there as `{ "<metric>": <ms>, … }` (one file for both benches).
@@ -6,6 +7,7 @@ import { loadavg, uptime } from 'node:os';
 import { SHORT, writeFigures } from './bench-table';
 import { runPrepareBench } from './prepare-bench';
 import { runPublishBench } from './publish-bench';
+import { runTaintBench } from './taint-bench';
 
 async function main(): Promise<void> {
   const load = (): string =>
@@ -17,8 +19,10 @@ async function main(): Promise<void> {
   console.log(`${publish.text}\n`);
   const prepare = await runPrepareBench();
   console.log(`${prepare.text}\n`);
+  const taints = await runTaintBench();
+  console.log(`${taints.text}\n`);
   console.log(`load average ${load()}`);
-  writeFigures({ ...publish.figures, ...prepare.figures });
+  writeFigures({ ...publish.figures, ...prepare.figures, ...taints.figures });
 }
 
 main().catch((error: unknown) => {

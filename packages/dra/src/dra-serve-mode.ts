@@ -8,6 +8,7 @@ import {
   type ServeModeBackend,
   type ServeModeContext,
 } from '@kdp/core/plugin';
+import { discoverDraPools } from './discover-dra-pools';
 import type { DraServeModeEvent } from './dra-serve-mode-event';
 import type { DraMetrics } from './dra-metrics';
 import { createPluginDriver, type PluginDriver } from './plugin-driver';
@@ -47,16 +48,21 @@ const DRA_FLAGS = {
   }),
 };
 
+/** A plugin's DRA driver name: the option's, else `<plugin>.kdp.dev`. */
+const driverNameOf = (options: DraServeModeOptions, definition: AnyPluginDefinition): string =>
+  options.driverName?.(definition) ?? `${definition.name}.${DRA_DRIVER_DOMAIN}`;
+
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * The `dra` serve mode (`serve --mode dra`): each plugin of the process becomes the DRA driver
  * `<plugin>.kdp.dev`, fed by the same scans, device memory and allocate hooks as the device-plugin mode. Each
- * resource is a pool `<node>/<resource>` of ResourceSlices (healthy devices only; names from the device IDs,
+ * resource is a pool `<node>/<resource>` of ResourceSlices (an Unhealthy device tainted `kdp.dev/unhealthy`; names from the device IDs,
  * attributes from the plugin's, `numa`, `resource`, `id` and the standard PCI ones); a claim's device is prepared
  * by the resource's own `allocate` for that device alone, whatever the device-list strategy: its CDI device holds
  * the device nodes and mounts, the device-list variables `void` and its own environment (`<NAME>_<DEVICE>`).
  * Flags: `--kubeconfig FILE`, `--dra-plugins-dir DIR` [/var/lib/kubelet/plugins]; `--node-name` is required.
+ * `discover --mode dra` prints the slices it would publish (`discoverDraPools`).
  */
 export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode {
   const mode: ServeMode<typeof DRA_FLAGS> = {
@@ -69,6 +75,7 @@ export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode
         ['--dra-plugins-dir', flags['dra-plugins-dir']],
       ]),
     create: (context) => createBackend(context, options),
+    discover: (input) => discoverDraPools(input, driverNameOf(options, input.definition)),
   };
   return mode;
 }
@@ -108,7 +115,7 @@ async function createBackend(
     drivers.set(
       definition,
       createPluginDriver({
-        name: options.driverName?.(definition) ?? `${definition.name}.${DRA_DRIVER_DOMAIN}`,
+        name: driverNameOf(options, definition),
         nodeName,
         access,
         pluginsRegistryDir: common.pluginsRegistryDir,

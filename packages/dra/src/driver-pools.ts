@@ -4,7 +4,9 @@ import type { ResourceHost } from '@kdp/core/plugin';
 import { draPool, toPoolSliceDevice } from './dra-pool';
 import { draPoolName } from './dra-serve-mode-devices';
 import type { DeviceHealthReport, HealthSource } from './health-service';
+import { healthTaint } from './health-taint';
 import type { SliceCounterSet, SliceDevice, SlicePoolEntry } from './pool-slices';
+import { createTaintTimes } from './taint-times';
 
 /** One resource of a driver: its declaration and its devices now, by DRA device name. */
 export interface ServedResource {
@@ -24,7 +26,7 @@ export interface DriverPools {
   readonly host: ResourceHost;
   /** The served resources by pool name. */
   readonly byPool: ReadonlyMap<string, ServedResource>;
-  /** The healthy devices of every pool (and its counter sets, if any), as slices publish them. */
+  /** The devices of every pool (an Unhealthy one with its `kdp.dev/unhealthy` taint) and its counter sets, if any. */
   slices(): Map<string, SlicePoolEntry>;
   readonly health: HealthSource;
   /** Stops following the resources' device lists. */
@@ -42,7 +44,8 @@ export interface DriverPoolsOptions {
 
 /**
  * The resources of one driver as pools `<node>/<resource>` (`changed` is called whenever a pool's devices are
- * pushed): the healthy devices for the slices, every device for claims, and the health stream's source. A device's
+ * pushed): every device for the slices, an Unhealthy one tainted `kdp.dev/unhealthy` (`healthTaint`, its
+ * `timeAdded` kept while the taint is unchanged), every device for claims, and the health stream's source. A device's
  * health is as of when it was last observed — the last device list the plugin's scan pushed, or the last change
  * probe that found nothing changed (`host.unchanged`) — so a scan that stalls reads as stale to the kubelet.
  */
@@ -51,6 +54,7 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
   const resources = new Map<string, ServedResource>();
   const byPool = new Map<string, ServedResource>();
   const healthListeners = new Set<() => void>();
+  const taintTimes = createTaintTimes(clock);
   const notify = (): void => {
     changed();
     for (const listener of [...healthListeners]) listener();
@@ -75,11 +79,12 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
         continue;
       }
       devices.set(sliceDevice.name, device);
-      // Only healthy devices are offered to the scheduler, as the kubelet allocates only healthy ones.
-      if (device.health === 'Healthy') slice.push(sliceDevice);
+      // An Unhealthy device stays in its slice, tainted: the scheduler allocates it only to claims tolerating that.
+      const taint = healthTaint(resource.declaration, device);
+      slice.push(taint === undefined ? sliceDevice : { ...sliceDevice, taints: [taint] });
     }
     resource.devices = devices;
-    resource.slice = slice;
+    resource.slice = taintTimes.stamp(resource.pool, slice);
     resource.sharedCounters = pool.sharedCounters ?? [];
     resource.observedAt = clock.now();
     notify();
@@ -110,6 +115,7 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
       entry.unsubscribe();
       resources.delete(resourceName);
       byPool.delete(entry.pool);
+      taintTimes.forget(entry.pool);
       notify();
     },
     unchanged() {

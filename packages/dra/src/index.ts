@@ -14,4 +14,4 @@ export type { DraServeModeEvent, DraServeModeOptions } from './dra-serve-mode';
 export { toSliceDevice } from './dra-serve-mode-devices';
 export type { DraPluginEvent } from './dra-plugin';
 export type { SlicePublisherEvent } from './slice-publisher-event';
-export type { SliceAttributeValue, SliceDevice } from './pool-slices';
+export type { SliceAttributeValue, SliceDevice, SliceDeviceTaint } from './pool-slices';

@@ -59,6 +59,39 @@ describe('toApiDevice', () => {
     );
   });
 
+  it('writes taints in the API order, without empty values', () => {
+    expect(
+      JSON.stringify(
+        toApiDevice({
+          name: 'gpu-1',
+          taints: [
+            {
+              effect: 'NoExecute',
+              timeAdded: '2027-01-15T08:00:00Z',
+              value: 'Xid-79',
+              key: 'kdp.dev/unhealthy',
+            },
+            { key: 'kdp.dev/unhealthy', value: '', effect: 'NoSchedule' },
+          ],
+        }),
+      ),
+    ).toBe(
+      JSON.stringify({
+        name: 'gpu-1',
+        taints: [
+          {
+            key: 'kdp.dev/unhealthy',
+            value: 'Xid-79',
+            effect: 'NoExecute',
+            timeAdded: '2027-01-15T08:00:00Z',
+          },
+          { key: 'kdp.dev/unhealthy', effect: 'NoSchedule' },
+        ],
+      }),
+    );
+    expect(toApiDevice({ name: 'bare', taints: [] })).toEqual({ name: 'bare' });
+  });
+
   it('refuses a number that is not an integer', () => {
     expect(() => toApiDevice({ name: 'd', attributes: { ratio: 0.5 } })).toThrow(
       'device d: attribute ratio is 0.5, not an integer',
@@ -88,6 +121,16 @@ describe('splitPool', () => {
     // a0…a127; a128…a199 (72 plain: a counted device would make it 73 > 64, so it starts the next); b0…b63; the rest.
     expect(splitPool([...plain, ...counted]).map((s) => s.length)).toEqual([128, 72, 64, 36]);
     expect(splitPool(counted, 10).map((s) => s.length)).toEqual(Array.from({ length: 10 }, () => 10));
+  });
+
+  it('cuts a slice holding a tainted device at 64, as the API server allows no more', () => {
+    const devices = Array.from({ length: 130 }, (_, i) => ({ name: `x${i}` }));
+    expect(splitPool(devices).map((s) => s.length)).toEqual([128, 2]);
+    const tainted = devices.map((d, i) =>
+      i === 0 ? { ...d, taints: [{ key: 'kdp.dev/unhealthy', effect: 'NoSchedule' as const }] } : d,
+    );
+    expect(splitPool(tainted).map((s) => s.length)).toEqual([64, 66]);
+    expect(splitPool(tainted, 10).map((s) => s.length)[0]).toBe(10);
   });
 
   it('refuses a name listed twice', () => {

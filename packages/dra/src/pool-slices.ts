@@ -8,6 +8,17 @@ export const PCIE_ROOT_ATTRIBUTE = 'resource.kubernetes.io/pcieRoot';
 /** The most devices one `resource.k8s.io/v1` ResourceSlice may hold. */
 export const MAX_DEVICES_PER_SLICE = 128;
 
+/** A device taint (KEP 5055): the scheduler keeps claims off the device, and evicts them on `NoExecute`, unless tolerated. */
+export interface SliceDeviceTaint {
+  /** A label key (`kdp.dev/unhealthy`). */
+  readonly key: string;
+  /** A label value (63 characters at most). */
+  readonly value?: string | undefined;
+  readonly effect: 'NoSchedule' | 'NoExecute';
+  /** When the taint was added (RFC 3339); the API server sets it when absent. */
+  readonly timeAdded?: string | undefined;
+}
+
 /** An attribute value: a number is an `int`, a boolean a `bool`, a string a `string`, `{ version }` a semver. */
 export type SliceAttributeValue = number | boolean | string | { readonly version: string };
 
@@ -26,6 +37,8 @@ export interface SliceDevice {
   /** What the device takes of its pool's counter sets while allocated (KEP 4815); at most 2 entries, one per set. */
   readonly consumesCounters?:
     readonly { counterSet: string; counters: Readonly<Record<string, string | number>> }[] | undefined;
+  /** Its taints (an Unhealthy device's `kdp.dev/unhealthy`). */
+  readonly taints?: readonly SliceDeviceTaint[] | undefined;
 }
 
 /** A counter set of a pool (KEP 4815 `sharedCounters`): counter name → quantity. */
@@ -57,6 +70,7 @@ export interface ApiDevice {
   attributes?: Record<string, ApiDeviceAttribute>;
   capacity?: Record<string, { value: string }>;
   consumesCounters?: { counterSet: string; counters: Record<string, { value: string }> }[];
+  taints?: SliceDeviceTaint[];
 }
 
 function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
@@ -76,7 +90,7 @@ function toAttribute(device: string, name: string, value: SliceAttributeValue): 
 
 const byCodeUnit = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-/** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones) and capacities, keys sorted. */
+/** A `resource.k8s.io/v1` Device for a model device: attributes (plus the standard PCI ones), capacities (keys sorted) and taints. */
 export function toApiDevice(device: SliceDevice): ApiDevice {
   const given = device.attributes ?? {};
   const names = Object.keys(given);
@@ -109,6 +123,17 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
     ...(names.length > 0 ? { attributes } : {}),
     ...(capacityNames.length > 0 ? { capacity } : {}),
     ...(consumesCounters.length > 0 ? { consumesCounters } : {}),
+    ...((device.taints?.length ?? 0) > 0 ? { taints: (device.taints ?? []).map(toApiTaint) } : {}),
+  };
+}
+
+/** A taint as the API writes it: fields in the API's order, absent ones left out. */
+function toApiTaint(taint: SliceDeviceTaint): SliceDeviceTaint {
+  return {
+    key: taint.key,
+    ...(taint.value !== undefined && taint.value !== '' ? { value: taint.value } : {}),
+    effect: taint.effect,
+    ...(taint.timeAdded !== undefined ? { timeAdded: taint.timeAdded } : {}),
   };
 }
 
@@ -143,7 +168,7 @@ export function compareDeviceNames(a: string, b: string): number {
 
 /** Whether a device counts for the lower per-slice limit (it consumes counters or has taints). */
 const isAdvanced = (device: ApiDevice): boolean =>
-  device.consumesCounters !== undefined || (device as { taints?: unknown }).taints !== undefined;
+  device.consumesCounters !== undefined || device.taints !== undefined;
 
 /**
  * Splits a pool's devices into slices: sorted by name ({@link compareDeviceNames}) and cut every `max`

@@ -1,7 +1,9 @@
 import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
+import { formatTaint, untoleratedTaints } from './device-tolerations';
 import { cdiDeviceEdits } from './dra-serve-mode-devices';
+import { healthTaint } from './health-taint';
 
 /** One resource of a plugin's driver, as a claim's devices are looked up in it. */
 export interface ClaimableResource {
@@ -12,7 +14,10 @@ export interface ClaimableResource {
 
 type Claimed = { readonly result: PrepareInput['results'][number]; readonly device: PluginDevice<unknown> };
 
-/** A claim's devices on this node, grouped by resource; throws for a device that is not here or not healthy. */
+/**
+ * A claim's devices on this node, grouped by resource; throws for a device that is not here, or that has a taint
+ * (an Unhealthy device's `kdp.dev/unhealthy`) its allocation result does not tolerate.
+ */
 function claimedDevices(
   results: PrepareInput['results'],
   byPool: ReadonlyMap<string, ClaimableResource>,
@@ -24,9 +29,11 @@ function claimedDevices(
     if (entry === undefined) throw new Error(`pool ${result.pool} is not served by ${driver} on this node`);
     const device = entry.devices.get(result.device);
     if (device === undefined) throw new Error(`device ${result.pool}/${result.device} is not on this node`);
-    if (device.health !== 'Healthy')
+    const taint = healthTaint(entry.declaration, device);
+    if (taint !== undefined && untoleratedTaints([taint], result.tolerations).length > 0)
       throw new Error(
-        `device ${result.pool}/${result.device} (${device.id}) is Unhealthy${device.problem ? `: ${device.problem}` : ''}`,
+        `device ${result.pool}/${result.device} (${device.id}) is Unhealthy${device.problem ? `: ${device.problem}` : ''}; ` +
+          `its taint ${formatTaint(taint)} is not tolerated by request ${result.request}`,
       );
     groups.set(entry, [...(groups.get(entry) ?? []), { result, device }]);
   }

@@ -53,6 +53,20 @@ export interface DeviceRequestAllocationResult {
   readonly shareID?: string | undefined;
   /** Capacity consumed from a device that allows several allocations. */
   readonly consumedCapacity?: Readonly<Record<string, string>> | undefined;
+  /** The request's tolerations of device taints, as the scheduler copied them. */
+  readonly tolerations?: readonly DeviceToleration[] | undefined;
+}
+
+/** A toleration of device taints (`core/v1` Toleration's rules): `Exists` matches any value, `Equal` the value. */
+export interface DeviceToleration {
+  /** The taint key; empty with `Exists`: every key. */
+  readonly key?: string | undefined;
+  readonly operator?: 'Exists' | 'Equal' | string | undefined;
+  readonly value?: string | undefined;
+  /** `NoSchedule` or `NoExecute`; empty: both. */
+  readonly effect?: string | undefined;
+  /** With `NoExecute`: how long a pod may stay after the taint is added; absent: for ever. */
+  readonly tolerationSeconds?: number | undefined;
 }
 
 /** One configuration entry: class configs come first, later entries win. */

@@ -234,7 +234,8 @@ function slotsOf(program: Program): FlagSlot[] {
         valueName: 'MODE',
         default: DEVICE_PLUGIN_MODE,
       }),
-      serveOnly: true,
+      // discover takes it when a mode can say what it would publish (`discover --mode dra`).
+      serveOnly: !Object.values(program.modes).some((mode) => mode.discover !== undefined),
     });
   }
   for (const [mode, spec] of Object.entries(program.modes)) {
@@ -419,6 +420,8 @@ export function parseCommandLine(program: Program, argv: readonly string[]): Com
   });
   if (plugins.length === 0) throw new UsageError('--plugins names no plugin');
   const mode = modeOf(program, slots, values, value);
+  if (command === 'discover' && mode.name !== DEVICE_PLUGIN_MODE && mode.serveMode.discover === undefined)
+    throw new UsageError(`--mode ${mode.name} applies to serve only`);
   const output = values['output'] as string | undefined;
   if (command === 'serve' && output !== undefined) throw new UsageError('--output applies to discover only');
   if (output !== undefined && output !== 'json' && output !== 'table') {

@@ -6,6 +6,7 @@ import type { AnyPluginDefinition } from './define-plugin';
 import { createDeviceMemory, heldExclusion } from './device-memory';
 import type { DiscoveredDevice, DiscoveredResource, DiscoverResult } from './discover-result';
 import { handOver, strategiesOf } from './device-list';
+import type { ModeDiscoverResource } from './mode-discover';
 import { createPluginContext } from './plugin-context';
 
 /** What `discover` runs one plugin with. */
@@ -18,6 +19,8 @@ export interface DiscoverPluginOptions {
   readonly logger: Logger;
   readonly clock: Clock;
   readonly signal: AbortSignal;
+  /** Called with each resource and the devices it would advertise (`discover --mode`). */
+  readonly onResource?: ((resource: ModeDiscoverResource) => void) | undefined;
 }
 
 /**
@@ -53,6 +56,7 @@ export async function discoverPlugin(options: DiscoverPluginOptions): Promise<Di
   for (const spec of set.resources) {
     const { devices, held } = memory.advertise(spec.name, spec.devices, options.clock.now());
     excluded.push(...held.map(heldExclusion));
+    options.onResource?.({ spec, devices });
     const discovered: DiscoveredDevice[] = [];
     for (const device of devices) {
       let allocation: ContainerAllocation = {};

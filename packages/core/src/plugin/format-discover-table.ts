@@ -20,17 +20,25 @@ export function formatDiscoverTable(doc: DiscoverDocument): string {
       ]);
     }
   }
-  const sections = [doc.resources.length > 0 ? columns(rows) : 'no resources\n'];
+  return [doc.resources.length > 0 ? formatColumns(rows) : 'no resources\n', ...discoverNotes(doc)].join(
+    '\n',
+  );
+}
+
+/** The excluded candidates with their reasons and the warnings, as table sections (none when empty). */
+export function discoverNotes(doc: Pick<DiscoverDocument, 'excluded' | 'warnings'>): string[] {
+  const sections: string[] = [];
   if (doc.excluded.length > 0) {
     sections.push(
-      `EXCLUDED\n${columns([['PATH', 'REASON'], ...doc.excluded.map((e) => [e.path, e.reason])])}`,
+      `EXCLUDED\n${formatColumns([['PATH', 'REASON'], ...doc.excluded.map((e) => [e.path, e.reason])])}`,
     );
   }
   if (doc.warnings.length > 0) sections.push(`WARNINGS\n${doc.warnings.map((w) => `- ${w}\n`).join('')}`);
-  return sections.join('\n');
+  return sections;
 }
 
-function columns(rows: string[][]): string {
+/** Rows as left-aligned columns two spaces apart, the last column unpadded. */
+export function formatColumns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows

@@ -42,6 +42,12 @@ export { runPlugin, runPlugins } from './run-plugin';
 export type { MultiPluginProgram } from './run-plugin';
 export type { ProcessSignals, RunIo, TextSink } from './run-io';
 export type { ResourceHost, RunOptions, ServeMode, ServeModeBackend, ServeModeContext } from './serve-mode';
+export type {
+  ModeDiscoverInput,
+  ModeDiscoverPool,
+  ModeDiscoverResource,
+  ModeDiscoverResult,
+} from './mode-discover';
 export type { ProcessServices } from './process-services';
 export { createDevicePluginServeMode } from './device-plugin-serve-mode';
 export { requireDirectories } from './require-directories';

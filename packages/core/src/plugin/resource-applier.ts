@@ -116,6 +116,7 @@ function declareResource(
 /** A resource's DRA hooks as its spec has them now (a scan may bring new ones). */
 function currentDraHooks(entry: () => Entry): ResourceDraHooks<unknown> {
   return {
+    taintEffect: (device) => entry().spec.dra?.taintEffect?.(device) ?? 'NoSchedule',
     pool: (devices) => entry().spec.dra?.pool?.(devices) ?? { devices },
     prepare: async (context) =>
       (await entry().spec.dra?.prepare?.(context)) ?? context.devices.map(() => undefined),

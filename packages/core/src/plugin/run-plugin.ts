@@ -155,6 +155,8 @@ async function runInProcess(program: Program, io: RunIo, run: InProcess): Promis
         output: command.output,
         process: pluginProcess,
         stdout: run.stdout,
+        mode: command.mode,
+        nodeName,
       });
       return ExitCode.Ok;
     }

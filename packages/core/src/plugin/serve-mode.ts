@@ -2,6 +2,7 @@ import type { DevicePlugin } from '../device-plugin';
 import type { CommonFlags } from './common-flags';
 import type { AnyPluginDefinition } from './define-plugin';
 import type { FlagSpecs, FlagValues } from './flags';
+import type { ModeDiscoverInput, ModeDiscoverResult } from './mode-discover';
 import type { ProcessServices } from './process-services';
 
 /** The mode `serve` runs in when `--mode` is not given: the kubelet's device-plugin API. */
@@ -75,6 +76,11 @@ export interface ServeMode<F extends FlagSpecs = FlagSpecs> {
    * (exit 2), anything else for a failure (exit 1).
    */
   create(context: ServeModeContext<F>): ServeModeBackend | Promise<ServeModeBackend>;
+  /**
+   * `discover --mode <name>`: what the mode would publish for one plugin's scanned resources (DRA: the
+   * ResourceSlices' devices, written by the same code as when serving). Without it `discover` refuses the mode.
+   */
+  discover?(input: ModeDiscoverInput): ModeDiscoverResult;
 }
 
 /** The extra options of `runPlugin` / `runPlugins`. */

@@ -6,6 +6,7 @@ import { createKubeletSim } from '../kubelet-sim';
 import type { KubeletSim } from '../kubelet-sim-types';
 import { createDeviceSelectorCompiler } from '../scheduler/cel/device-selector-compiler';
 import { createApiFaults, type ApiFaults } from './api-faults';
+import { createDeviceTaintEviction } from './device-taint-eviction';
 import { createScheduler, type Scheduler, type SchedulerEvent } from '../scheduler/scheduler';
 import { createNodeKubelet, type NodeKubelet } from './node-kubelet';
 import { playgroundNodes, type PlaygroundNodeLayout } from './playground-nodes';
@@ -130,7 +131,8 @@ async function startNode(
 
 /**
  * Starts the DRA playground: the API server over HTTPS with a bearer token (CEL selectors checked by the
- * scheduler's compiler), the scheduler and resourceclaim controller, and for each node a Ready Node object and
+ * scheduler's compiler), the scheduler and resourceclaim controller, the device taint eviction controller, and for
+ * each node a Ready Node object and
  * a kubelet (plugin watcher, DRA manager, pod side, pod-resources).
  */
 export async function createDraPlayground(options: DraPlaygroundOptions): Promise<DraPlayground> {
@@ -178,9 +180,12 @@ export async function createDraPlayground(options: DraPlaygroundOptions): Promis
     clock,
     ...(options.onSchedulerEvent === undefined ? {} : { onEvent: options.onSchedulerEvent }),
   });
+  // kube-controller-manager's part: pods on devices with a NoExecute taint they do not tolerate are evicted.
+  const eviction = createDeviceTaintEviction({ store: api.store, clock });
   const nodes: DraPlaygroundNode[] = [];
   const close = async (): Promise<void> => {
     scheduler.close();
+    eviction.close();
     for (const node of nodes.splice(0)) {
       node.kubelet.close();
       await node.sim.close();

@@ -62,7 +62,7 @@ export function withDynamicMig(
       resource.devices.some(
         (device: { payload?: { gpu?: { kind?: string } } }) => device.payload?.gpu?.kind === 'nvidia',
       )
-        ? { ...resource, dra }
+        ? { ...resource, dra: { ...resource.dra, ...dra } }
         : resource,
     ),
   };

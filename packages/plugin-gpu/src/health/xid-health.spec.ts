@@ -1,4 +1,5 @@
 import { createLogger, systemClock } from '@kdp/core';
+import { createFakeClock } from '@kdp/kubelet-sim';
 import { gpuConfig } from '../testing/fixture-devices';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import { createXidHealth, type XidContext, type XidEvent } from './xid-health';
@@ -76,6 +77,35 @@ describe('createXidHealth', () => {
     expect(xid.mark(machine).gpus.every((g) => g.problems.includes('NVML reported critical Xid 48'))).toBe(
       true,
     );
+  });
+
+  it('records the held Xids on the GPU and asks for a rescan when the hold ends, so it recovers then', () => {
+    const clock = createFakeClock(0);
+    let rescans = 0;
+    const xid = createXidHealth(
+      {
+        command: 'serve',
+        config: gpuConfig({ health: { xidHoldSeconds: 2 } }),
+        logger: createLogger({ level: 'error', destination: { write: () => undefined } }),
+        clock,
+        rescan: () => void rescans++,
+      },
+      () => ({ start: (onEvent) => ((emitXid = onEvent), () => undefined) }),
+    );
+    let emitXid: (event: XidEvent) => void = () => undefined;
+    const machine = scan(gpu('GPU-1'), gpu('MIG-GPU-1/1/0', [], 'GPU-1'));
+    xid.mark(machine);
+    emitXid({ uuid: 'GPU-1', xid: 79 });
+    expect(xid.mark(machine).gpus.map((g) => g.xids)).toEqual([[79], [79]]);
+    expect(rescans).toBe(1);
+    clock.advance(1999);
+    expect(rescans).toBe(1);
+    clock.advance(1);
+    expect(rescans).toBe(2);
+    expect(xid.mark(machine)).toBe(machine);
+    emitXid({ uuid: 'GPU-1', xid: 94 });
+    xid.stop();
+    expect(clock.pending).toBe(0);
   });
 
   it('xidHoldSeconds 0 keeps the GPU unhealthy for good', () => {

@@ -24,7 +24,7 @@ export type XidContext = Pick<SetupContext<GpuConfig>, 'command' | 'config' | 'l
 
 /** GPU health from NVML Xid events, for the process's lifetime; see {@link createXidHealth}. */
 export interface XidHealth {
-  /** The scan with each GPU's critical-Xid problems added (MIG devices by their parent GPU). */
+  /** The scan with each GPU's critical-Xid problems and `xids` added (MIG devices by their parent GPU). */
   mark(scan: GpuScan): GpuScan;
   /** Stops the event source. */
   stop(): void;
@@ -33,12 +33,14 @@ export interface XidHealth {
 /**
  * Critical Xids per GPU: a GPU is Unhealthy for `health.xidHoldSeconds` after its last one (0: until the
  * process ends); `health.ignoredXids` are application errors. The event source is tried once per process, in
- * `serve` with `health.nvml: auto`, when the first NVIDIA GPU is seen; each event asks for a rescan.
+ * `serve` with `health.nvml: auto`, when the first NVIDIA GPU is seen; each event asks for a rescan, and so does
+ * the end of each hold, so that the GPU is Healthy again then (not at the next change).
  */
 export function createXidHealth(ctx: XidContext, source: XidSourceFactory): XidHealth {
   const until = new Map<string, { xid: number; until: number }>();
   let tried = false;
   let stop = (): void => undefined;
+  const timers = new Set<ReturnType<XidContext['clock']['setTimeout']>>();
   const handle = (event: XidEvent): void => {
     ctx.logger.warn({ uuid: event.uuid, xid: event.xid }, 'NVML Xid event');
     const { ignoredXids, xidHoldSeconds } = ctx.config.health;
@@ -46,6 +48,12 @@ export function createXidHealth(ctx: XidContext, source: XidSourceFactory): XidH
     const end = xidHoldSeconds === 0 ? Infinity : ctx.clock.now() + xidHoldSeconds * 1000;
     until.set(event.uuid ?? '*', { xid: event.xid, until: end });
     ctx.rescan();
+    if (end === Infinity) return;
+    const timer = ctx.clock.setTimeout(() => {
+      timers.delete(timer);
+      ctx.rescan();
+    }, xidHoldSeconds * 1000);
+    timers.add(timer);
   };
   return {
     mark(scan) {
@@ -56,16 +64,20 @@ export function createXidHealth(ctx: XidContext, source: XidSourceFactory): XidH
       const now = ctx.clock.now();
       for (const [key, entry] of until) if (entry.until <= now) until.delete(key);
       if (until.size === 0) return scan;
-      const problems = (id = ''): string[] =>
-        [until.get(id), until.get('*')].flatMap((entry) =>
-          entry ? [`NVML reported critical Xid ${entry.xid}`] : [],
-        );
+      const xidsOf = (id = ''): number[] =>
+        [until.get(id), until.get('*')].flatMap((entry) => (entry ? [entry.xid] : []));
       const gpus = scan.gpus.map((gpu) => {
-        const more = problems(gpu.kind === 'nvidia-mig' ? gpu.attributes.parent : gpu.id);
-        return more.length === 0 ? gpu : { ...gpu, problems: [...gpu.problems, ...more] };
+        const xids = xidsOf(gpu.kind === 'nvidia-mig' ? gpu.attributes.parent : gpu.id);
+        if (xids.length === 0) return gpu;
+        const more = xids.map((xid) => `NVML reported critical Xid ${xid}`);
+        return { ...gpu, problems: [...gpu.problems, ...more], xids };
       });
       return { ...scan, gpus };
     },
-    stop: () => stop(),
+    stop: () => {
+      for (const timer of timers) ctx.clock.clearTimeout(timer);
+      timers.clear();
+      stop();
+    },
   };
 }

@@ -9,6 +9,7 @@ import {
 import { memoizeAllocation } from '../allocate/memoize-allocation';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
+import { xidTaintEffect } from '../health/xid-taint-effect';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import { amdDraPool } from './amd-dra-pool';
 import type { GpuPayload } from './gpu-payload';
@@ -94,8 +95,9 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
-      // Under DRA, MI300-class GPUs and their compute partitions share counters (the device-plugin API ignores it).
-      ...(amd ? { dra: { pool: amdDraPool } } : {}),
+      // Under DRA, a GPU lost by an Xid evicts its pods, and MI300-class GPUs and their compute partitions share
+      // counters (the device-plugin API ignores both).
+      dra: { taintEffect: xidTaintEffect, ...(amd ? { pool: amdDraPool } : {}) },
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),

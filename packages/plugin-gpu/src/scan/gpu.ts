@@ -32,6 +32,8 @@ export interface Gpu {
   readonly attributes: Readonly<Record<string, string>>;
   /** Why the GPU is unhealthy now; empty = healthy. */
   readonly problems: readonly string[];
+  /** The critical NVML Xids (`problems` among them) held against the GPU now (for a MIG device, its GPU's). */
+  readonly xids?: readonly number[];
   /** IDs of GPUs joined to this one by an XGMI link (AMD; for a compute partition, the partitions of other GPUs). */
   readonly xgmiPeers: readonly string[];
   /**
