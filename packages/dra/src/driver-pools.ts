@@ -4,6 +4,7 @@ import type { ResourceHost } from '@kdp/core/plugin';
 import { draPoolName, toSliceDevice } from './dra-serve-mode-devices';
 import type { DeviceHealthReport, HealthSource } from './health-service';
 import type { SliceDevice } from './pool-slices';
+import { draDevices, withSharedCapacity } from './shared-devices';
 
 /** One resource of a driver: its declaration and its devices now, by DRA device name. */
 export interface ServedResource {
@@ -55,8 +56,12 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
   const setDevices = (resource: ServedResource, list: readonly PluginDevice<unknown>[]): void => {
     const devices = new Map<string, PluginDevice<unknown>>();
     const slice: SliceDevice[] = [];
-    for (const device of list) {
-      const sliceDevice = toSliceDevice(resource.declaration.name, device);
+    for (const device of draDevices(resource.declaration, list)) {
+      const sliceDevice = withSharedCapacity(
+        resource.declaration,
+        device,
+        toSliceDevice(resource.declaration.name, device),
+      );
       const other = devices.get(sliceDevice.name);
       if (other !== undefined) {
         logger.error(

@@ -1,4 +1,6 @@
+import type { SharedCapacity } from '@kdp/core';
 import { canonicalQuantity } from './canonical-quantity';
+import { canonicalRequestPolicy, toApiCapacity, type ApiDeviceCapacity } from './shared-capacity';
 
 /** The standard attribute that places a device on the PCI bus (`0000:3b:00.0`), for alignment across drivers. */
 export const PCI_BUS_ID_ATTRIBUTE = 'resource.kubernetes.io/pciBusID';
@@ -16,8 +18,10 @@ export interface SliceDevice {
   readonly name: string;
   /** Attributes by name (`model`, or `example.com/model`; unqualified names are in the driver's domain). */
   readonly attributes?: Readonly<Record<string, SliceAttributeValue>> | undefined;
-  /** Capacities by name, as quantities (`16Gi`, `4`). */
-  readonly capacity?: Readonly<Record<string, string | number>> | undefined;
+  /** Capacities by name, as quantities (`16Gi`, `4`), or with the request policy of a shared device. */
+  readonly capacity?: Readonly<Record<string, string | number | SharedCapacity>> | undefined;
+  /** Several claims may hold the device at once, each a share of its capacities (KEP 5075). */
+  readonly allowMultipleAllocations?: boolean | undefined;
   /** The PCI address; published as `resource.kubernetes.io/pciBusID`. */
   readonly pciBusId?: string | undefined;
   /** The PCIe root; published as `resource.kubernetes.io/pcieRoot`. */
@@ -36,7 +40,8 @@ export type ApiDeviceAttribute =
 export interface ApiDevice {
   name: string;
   attributes?: Record<string, ApiDeviceAttribute>;
-  capacity?: Record<string, { value: string }>;
+  capacity?: Record<string, ApiDeviceCapacity>;
+  allowMultipleAllocations?: boolean;
 }
 
 function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
@@ -72,12 +77,14 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
   }
   const capacities = device.capacity ?? {};
   const capacityNames = Object.keys(capacities);
-  const capacity: Record<string, { value: string }> = {};
-  for (const name of capacityNames.sort(byCodeUnit)) capacity[name] = { value: String(capacities[name]) };
+  const capacity: Record<string, ApiDeviceCapacity> = {};
+  for (const name of capacityNames.sort(byCodeUnit))
+    capacity[name] = toApiCapacity(capacities[name] as string | number | SharedCapacity);
   return {
     name: device.name,
     ...(names.length > 0 ? { attributes } : {}),
     ...(capacityNames.length > 0 ? { capacity } : {}),
+    ...(device.allowMultipleAllocations === true ? { allowMultipleAllocations: true } : {}),
   };
 }
 
@@ -155,10 +162,11 @@ export function deviceKey(device: unknown): string {
     const mapped: Record<string, unknown> = {};
     for (const [name, cap] of Object.entries(capacity as Record<string, unknown>)) {
       const value = (cap as { value?: unknown } | null)?.value;
-      mapped[name] =
+      mapped[name] = canonicalRequestPolicy(
         typeof value === 'string' || typeof value === 'number'
           ? { ...(cap as object), value: canonicalQuantity(String(value)) }
-          : cap;
+          : cap,
+      );
     }
     copy['capacity'] = mapped;
   }

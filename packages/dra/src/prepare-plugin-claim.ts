@@ -2,6 +2,7 @@ import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
 import { cdiDeviceEdits } from './dra-serve-mode-devices';
+import { shareEdits } from './share-edits';
 
 /** One resource of a plugin's driver, as a claim's devices are looked up in it. */
 export interface ClaimableResource {
@@ -79,8 +80,14 @@ export async function preparePluginClaim(
         requestNames: [result.request],
         poolName: result.pool,
         deviceName: result.device,
-        containerEdits: cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        containerEdits: shareEdits(
+          declaration,
+          device,
+          result,
+          cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        ),
         ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
+        ...(result.shareID !== undefined ? { shareId: result.shareID } : {}),
       });
     }
   }

@@ -102,6 +102,10 @@ function declareResource(
     // Under CDI alone (DRA) the device nodes and mounts go with the devices whatever the strategy.
     allocateForCdi: (context) => allocateWith(context, (_current, allocation) => allocation),
     deviceListEnv: (devices) => entry().spec.deviceListEnv?.(devices) ?? {},
+    // The spec's DRA hooks as they are now (a rescan may change them).
+    get dra() {
+      return entry().spec.dra;
+    },
     ...(spec.preferredAllocation !== undefined
       ? { preferredAllocation: (context) => entry().spec.preferredAllocation?.(context) ?? [] }
       : {}),

@@ -1,0 +1,59 @@
+import type { PluginDevice } from './plugin-device';
+
+/**
+ * How a request for a shared capacity is rounded and bounded (`resource.k8s.io/v1` `CapacityRequestPolicy`, KEP
+ * 5075): `default` when a claim asks for none, then either `validRange` (at least `min`, at most `max`, `min` plus a
+ * multiple of `step`) or `validValues` (ascending; rounded up to the next one). Quantities as in a ResourceSlice.
+ */
+export interface CapacityRequestPolicy {
+  readonly default?: string | number | undefined;
+  readonly validRange?:
+    | {
+        readonly min: string | number;
+        readonly max?: string | number | undefined;
+        readonly step?: string | number | undefined;
+      }
+    | undefined;
+  readonly validValues?: readonly (string | number)[] | undefined;
+}
+
+/** One capacity of a device several claims may hold: its total and how each claim's share of it is requested. */
+export interface SharedCapacity {
+  /** The device's total, a quantity (`80Gi`, `4`). */
+  readonly value: string | number;
+  readonly requestPolicy?: CapacityRequestPolicy | undefined;
+}
+
+/** One claim's share of a shared device at prepare: its ID and the capacity the scheduler gave it. */
+export interface DeviceShare {
+  /** The allocation result's `shareID`, unique among the device's shares. */
+  readonly id: string;
+  /** The allocation result's `consumedCapacity`, by capacity name (`{ memory: '20Gi' }`). */
+  readonly consumed: Readonly<Record<string, string>>;
+}
+
+/**
+ * Shared capacity under DRA (KEP 5075): the devices that several claims may hold at once, each claim a share of
+ * their capacities (`allowMultipleAllocations`), and what a container gets for its share.
+ */
+export interface DraSharing<P> {
+  /**
+   * The devices DRA publishes, from the resource's device list: a device the device-plugin API advertises once per
+   * replica is one shared device here. Default: the list as it is.
+   */
+  readonly devices?: ((devices: readonly PluginDevice<P>[]) => readonly PluginDevice<P>[]) | undefined;
+  /** The capacities of a device several claims may hold; undefined: the device is exclusive. */
+  readonly capacity: (device: PluginDevice<P>) => Readonly<Record<string, SharedCapacity>> | undefined;
+  /**
+   * Environment for one share, under exactly these names (a runtime or library reads them, e.g. CUDA's
+   * `CUDA_MPS_PINNED_DEVICE_MEM_LIMIT`); absent: none.
+   */
+  readonly env?:
+    ((device: PluginDevice<P>, share: DeviceShare) => Readonly<Record<string, string>>) | undefined;
+}
+
+/** A resource's behaviour under Dynamic Resource Allocation (`serve --mode dra`) beyond its device-plugin hooks. */
+export interface ResourceDraHooks<P> {
+  /** Devices several claims share by capacity (KEP 5075); absent: every device is exclusive. */
+  readonly sharing?: DraSharing<P> | undefined;
+}
