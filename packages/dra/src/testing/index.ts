@@ -21,3 +21,8 @@ export type {
   PlaygroundDriverTestOptions,
   PlaygroundMachine,
 } from './create-playground-driver-test';
+export { startPlaygroundDriver } from './start-playground-driver';
+export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
+export { kubectl } from './playground-pod-checks';
+export { checkSharedDevice } from './playground-share-checks';
+export type { SharedDeviceCheckOptions, SharedResultJson } from './playground-share-checks';

@@ -99,7 +99,7 @@ spec:
 `;
 
 /** A DeviceClass named after the driver, selecting its devices by CEL. */
-const deviceClassManifest = (driver: string): string => `
+export const deviceClassManifest = (driver: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
@@ -110,7 +110,8 @@ spec:
       expression: device.driver == "${driver}"
 `;
 
-interface PodJson {
+/** The fields of a pod the checks read. */
+export interface PodJson {
   metadata: { annotations?: Record<string, string> };
   spec: { nodeName?: string };
   status: {
@@ -126,11 +127,12 @@ interface ClaimJson {
   };
 }
 
-const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promise<T> =>
+/** `kubectl get <kind> <name> -o json`, parsed. */
+export const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promise<T> =>
   JSON.parse(await kubectl(kubeconfig, ['get', kind, name, '-o', 'json'])) as T;
 
 /** Polls `kubectl get pod` until `done` accepts it; rejects with the last pod after `timeoutMs`. */
-async function waitForPod(
+export async function waitForPod(
   kubeconfig: string,
   name: string,
   done: (pod: PodJson) => boolean,

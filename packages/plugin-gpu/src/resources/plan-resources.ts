@@ -10,6 +10,7 @@ import { memoizeAllocation } from '../allocate/memoize-allocation';
 import { preferredAllocation } from '../allocate/preferred-allocation';
 import type { GpuConfig } from '../config';
 import type { Gpu, GpuScan } from '../scan/gpu';
+import { gpuDraSharing } from './dra-sharing';
 import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
 import { planMonitoring } from './plan-monitoring';
@@ -82,6 +83,7 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
   const resources = [...byName.keys()].sort().map((name): ResourceSpec<GpuPayload> => {
     const { devices, replicas } = byName.get(name) ?? { devices: [], replicas: 1 };
     const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
+    const sharing = gpuDraSharing(devices, config.sharing.failRequestsGreaterThanOne);
     // Pure in the devices and this plan's configuration: each combination is worked out once per scan.
     const allocate = memoizeAllocation((chosen: readonly PluginDevice<GpuPayload>[]) =>
       allocateGpus(chosen, config, name),
@@ -92,6 +94,7 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
+      ...(sharing !== undefined ? { dra: { sharing } } : {}),
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),
