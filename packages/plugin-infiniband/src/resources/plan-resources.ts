@@ -5,6 +5,7 @@ import { resourceNameOf, type RdmaConfig, type RdmaResourceConfig } from '../con
 import type { RdmaHca, RdmaInventory, RdmaPort } from '../scan/read-rdma-inventory';
 import { hcaDeviceNodes } from '../allocate/hca-device-nodes';
 import { hcaHealth } from '../health/hca-health';
+import { sharedHcaSharing } from './dra-sharing';
 import { matchSelectors } from './match-selectors';
 import { createSharedPreferredAllocation } from '../allocate/shared-preferred-allocation';
 
@@ -209,6 +210,8 @@ export function planResources(
             preferredAllocation: sharedPreferred,
             // Every ID stands for the same HCAs: one CDI device for all of them, not one per ID.
             cdi: { deviceName: () => SHARED_CDI_DEVICE, annotation: RDMA_CDI_ANNOTATION },
+            // Under DRA, one device several claims share.
+            dra: { sharing: sharedHcaSharing(resource.rdmaHcaMax ?? 0) },
           },
     );
   }
