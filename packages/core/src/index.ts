@@ -20,6 +20,7 @@ export type {
 } from './resource-declaration';
 export type {
   CapacityRequestPolicy,
+  DeviceNetworkData,
   DeviceShare,
   DraSharing,
   ResourceDraHooks,

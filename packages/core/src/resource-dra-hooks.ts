@@ -52,8 +52,25 @@ export interface DraSharing<P> {
     ((device: PluginDevice<P>, share: DeviceShare) => Readonly<Record<string, string>>) | undefined;
 }
 
+/** A network device's state as a ResourceClaim's `status.devices[].networkData` reports it (KEP 4817). */
+export interface DeviceNetworkData {
+  /** The interface name on the node (`ens1f0v3`), or in the pod once moved there. */
+  readonly interfaceName?: string | undefined;
+  /** IP addresses in CIDR notation (`192.0.2.5/24`). */
+  readonly ips?: readonly string[] | undefined;
+  /** The MAC (or InfiniBand) hardware address. */
+  readonly hardwareAddress?: string | undefined;
+}
+
 /** A resource's behaviour under Dynamic Resource Allocation (`serve --mode dra`) beyond its device-plugin hooks. */
 export interface ResourceDraHooks<P> {
   /** Devices several claims share by capacity (KEP 5075); absent: every device is exclusive. */
   readonly sharing?: DraSharing<P> | undefined;
+  /**
+   * A network device's state after prepare (KEP 4817): written to the claim's `status.devices[].networkData` and to
+   * its device metadata; absent or undefined: none.
+   */
+  readonly networkData?:
+    | ((device: PluginDevice<P>) => DeviceNetworkData | undefined | Promise<DeviceNetworkData | undefined>)
+    | undefined;
 }

@@ -1,6 +1,8 @@
 import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
+import { withDeviceMetadata, type PreparedSource } from './claim-device-metadata';
+import type { DeviceMetadataWriter } from './device-metadata';
 import { cdiDeviceEdits } from './dra-serve-mode-devices';
 import { shareEdits } from './share-edits';
 
@@ -51,16 +53,19 @@ async function allocateForCdi(
  * device-plugin strategy, so that its CDI device carries everything a container needs for it (`cdiDeviceEdits`:
  * device nodes, mounts, device-list variables `void`, its own environment) and the CDI names the hook answers.
  * A resource's PreStartContainer work (an FPGA region's programming) is done here, once for the claim's devices
- * of the resource: DRA has no PreStartContainer.
+ * of the resource: DRA has no PreStartContainer. With `metadata`, the claim's device metadata files are written and
+ * mounted into its containers (`withDeviceMetadata`).
  */
 export async function preparePluginClaim(
-  { results }: PrepareInput,
+  { claim, results }: PrepareInput,
   byPool: ReadonlyMap<string, ClaimableResource>,
   driver: string,
   signal: AbortSignal,
   logger: Logger,
+  metadata?: DeviceMetadataWriter,
 ): Promise<PrepareOutput> {
   const prepared: PreparedDevice[] = [];
+  const sources: PreparedSource[] = [];
   for (const [entry, items] of claimedDevices(results, byPool, driver)) {
     const { declaration } = entry;
     await declaration.preStartContainer?.({
@@ -89,7 +94,10 @@ export async function preparePluginClaim(
         ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
         ...(result.shareID !== undefined ? { shareId: result.shareID } : {}),
       });
+      sources.push({ result, device, declaration });
     }
   }
+  if (metadata !== undefined)
+    return { devices: await withDeviceMetadata(metadata, claim, sources, prepared) };
   return { devices: prepared };
 }
