@@ -2,7 +2,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveCdiDevices } from '@kdp/core/testing';
-import { kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import {
+  kubectl,
+  runClaimForStatus,
+  startPlaygroundDriver,
+  type NetworkClaimJson,
+  type PlaygroundDriver,
+} from '@kdp/dra/testing';
 import { ContainerDevicesAnnotation, type ContainerDevices } from '@kdp/kubelet-sim';
 import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
@@ -13,88 +19,14 @@ jest.setTimeout(120_000);
 const DRIVER = 'sriov.kdp.dev';
 const METADATA = `/var/run/kubernetes.io/dra-device-attributes/resourceclaims/vf/net/${DRIVER}-metadata.json`;
 
-const manifests = `
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: ${DRIVER}
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "${DRIVER}"
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: vf
-spec:
-  devices:
-    requests:
-    - name: net
-      exactly:
-        deviceClassName: ${DRIVER}
-        selectors:
-        - cel:
-            expression: 'device.attributes["${DRIVER}"].resource == "intel.com/intel_sriov_netdevice"'
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: vf-user
-spec:
-  resourceClaims:
-  - name: vf
-    resourceClaimName: vf
-  containers:
-  - name: app
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: vf
-        request: net
-`;
-
-interface PodJson {
-  metadata: { annotations?: Record<string, string> };
-  status: { phase?: string };
-}
-
-interface ClaimJson {
-  metadata: { uid: string };
-  status?: {
-    allocation?: { devices: { results: { device: string; pool: string }[] } };
-    devices?: {
-      driver: string;
-      pool: string;
-      device: string;
-      conditions?: { type: string; status: string }[];
-      networkData?: { interfaceName?: string; hardwareAddress?: string };
-    }[];
-  };
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not as expected in time:\n${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 // Issue 28, device metadata (KEP 5304 style) and network device status (KEP 4817) for SR-IOV:
 // `serve --mode dra --dra-device-metadata`, a claim for a netdevice VF, read back with real kubectl.
 describe('sriov-device-plugin serve --mode dra: network status and device metadata in the DRA playground', () => {
   let dir: string;
   let fx: SysfsFixture;
   let setup: PlaygroundDriver | undefined;
-  const kube = (args: string[], stdin?: string): Promise<string> =>
-    kubectl(setup?.kubeconfig ?? '', args, stdin);
-  const claim = async (): Promise<ClaimJson> =>
-    JSON.parse(await kube(['get', 'resourceclaim', 'vf', '-o', 'json'])) as ClaimJson;
-  const pod = async (): Promise<PodJson> =>
-    JSON.parse(await kube(['get', 'pod', 'vf-user', '-o', 'json'])) as PodJson;
+  let claim: NetworkClaimJson;
+  const kube = (args: string[]): Promise<string> => kubectl(setup?.kubeconfig ?? '', args);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'kdp-sriov-net-'));
@@ -114,8 +46,11 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
       devRoot: fx.devRoot,
       procRoot: fx.procRoot,
     });
-    await kube(['apply', '-f', '-'], manifests);
-    await until('pod vf-user', pod, (p) => p.status.phase === 'Running');
+    claim = await runClaimForStatus(setup, {
+      driver: DRIVER,
+      name: 'vf',
+      selector: `device.attributes["${DRIVER}"].resource == "intel.com/intel_sriov_netdevice"`,
+    });
   });
   afterAll(async () => {
     await setup?.stop();
@@ -123,10 +58,9 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('writes the VF’s netdev name and MAC into the claim’s status.devices (networkData), read with kubectl', async () => {
-    const read = await until('claim status.devices', claim, (c) => (c.status?.devices?.length ?? 0) > 0);
-    const [result] = read.status?.allocation?.devices.results ?? [];
-    const [device] = read.status?.devices ?? [];
+  it('writes the VF’s netdev name and MAC into the claim’s status.devices (networkData), read with kubectl', () => {
+    const [result] = claim.status?.allocation?.devices.results ?? [];
+    const [device] = claim.status?.devices ?? [];
     expect(device).toMatchObject({ driver: DRIVER, pool: result?.pool, device: result?.device });
     expect(device?.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
     const netdev = device?.networkData?.interfaceName ?? '';
@@ -135,7 +69,10 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
   });
 
   it('mounts the claim’s device metadata read-only into the container, and removes it at unprepare', async () => {
-    const annotation = (await pod()).metadata.annotations?.[ContainerDevicesAnnotation] ?? '[]';
+    const pod = JSON.parse(await kube(['get', 'pod', 'vf-user', '-o', 'json'])) as {
+      metadata: { annotations?: Record<string, string> };
+    };
+    const annotation = pod.metadata.annotations?.[ContainerDevicesAnnotation] ?? '[]';
     const [container] = JSON.parse(annotation) as ContainerDevices[];
     const mount = resolveCdiDevices(setup?.cdiDir ?? '', container?.cdiDevices ?? []).mounts.find(
       (m) => m.containerPath === METADATA,
@@ -143,18 +80,17 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
     expect(mount?.readOnly).toBe(true);
     const hostPath = mount?.hostPath ?? '';
     const metadata = JSON.parse(readFileSync(hostPath, 'utf8')) as Record<string, unknown>;
-    const read = await claim();
-    const netdev = read.status?.devices?.[0]?.networkData?.interfaceName ?? '';
+    const netdev = claim.status?.devices?.[0]?.networkData?.interfaceName ?? '';
     expect(metadata).toMatchObject({
       kind: 'DeviceMetadata',
-      metadata: { name: 'vf', namespace: 'default', uid: read.metadata.uid },
+      metadata: { name: 'vf', namespace: 'default', uid: claim.metadata.uid },
       requests: [
         {
           name: 'net',
           devices: [
             {
               driver: DRIVER,
-              device: read.status?.allocation?.devices.results[0]?.device,
+              device: claim.status?.allocation?.devices.results[0]?.device,
               attributes: expect.objectContaining({
                 netdev: { string: netdev },
                 pfName: { string: 'ens1f0' },
@@ -167,10 +103,10 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
       ],
     });
     await kube(['delete', 'pod', 'vf-user', '--wait=false']);
-    await until(
-      'metadata file',
-      async () => existsSync(hostPath),
-      (exists) => !exists,
-    );
+    const deadline = Date.now() + 60_000;
+    while (existsSync(hostPath)) {
+      if (Date.now() > deadline) throw new Error(`${hostPath} still there after the pod was deleted`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   });
 });

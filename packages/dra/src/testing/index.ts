@@ -26,3 +26,5 @@ export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playgrou
 export { kubectl } from './playground-pod-checks';
 export { checkSharedDevice } from './playground-share-checks';
 export type { SharedDeviceCheckOptions, SharedResultJson } from './playground-share-checks';
+export { runClaimForStatus } from './playground-network-checks';
+export type { NetworkClaimJson, NetworkClaimOptions } from './playground-network-checks';
