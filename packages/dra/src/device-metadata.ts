@@ -83,6 +83,8 @@ export function createDeviceMetadataWriter(dir: string, driver: string): DeviceM
       }
       return mounts;
     },
-    remove: (uid) => rm(claimDir(uid), { recursive: true, force: true }),
+    async remove(uid) {
+      await rm(claimDir(uid), { recursive: true, force: true });
+    },
   };
 }
