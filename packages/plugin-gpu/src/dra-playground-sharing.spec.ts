@@ -1,7 +1,6 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkSharedDevice, kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import { checkSharedDevice, createPlaygroundSession, kubectl } from '@kdp/dra/testing';
 import { gpuPlugin } from './plugin';
 import { rootFlags } from './testing/fixture-devices';
 import { buildNvidiaMachine, NVIDIA_UUIDS } from './testing/machines';
@@ -12,36 +11,32 @@ const SHARED_GPU = NVIDIA_UUIDS['0000:86:00.0'];
 
 // Issue 28, shared capacity (KEP 5075): the sharing configuration gives one GPU 4 time slices; under DRA it is
 // one device several claims hold, each a share of its `timeSlices`.
-describe('gpu-device-plugin serve --mode dra: a time-sliced GPU shared by capacity in the DRA playground', () => {
-  let dir: string;
-  let fixture: ReturnType<typeof buildNvidiaMachine>;
-  let setup: PlaygroundDriver | undefined;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-gpu-share-'));
-    fixture = buildNvidiaMachine();
+const session = createPlaygroundSession({
+  plugin: gpuPlugin,
+  driver: 'gpu.kdp.dev',
+  machine: (dir) => {
+    const fixture = buildNvidiaMachine();
     const config = join(dir, 'gpu.yaml');
     writeFileSync(
       config,
       `sharing:\n  resources:\n  - name: nvidia.com/gpu\n    replicas: 4\n    devices: ["${SHARED_GPU}"]\n`,
     );
-    setup = await startPlaygroundDriver({
-      plugin: gpuPlugin,
-      driver: 'gpu.kdp.dev',
-      dir,
+    return {
       flags: [...rootFlags(fixture), '--config', config, '--poll-interval', '1h'],
       devRoot: fixture.devRoot,
       procRoot: fixture.procRoot,
-    });
-  });
-  afterAll(async () => {
-    await setup?.stop();
-    fixture.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+      remove: () => fixture.remove(),
+    };
+  },
+});
+
+describe('gpu-device-plugin serve --mode dra: a time-sliced GPU shared by capacity in the DRA playground', () => {
+  beforeAll(() => session.start());
+  afterAll(() => session.stop());
 
   it('publishes the time-sliced GPU once, allowing multiple allocations with its slices as capacity', async () => {
     const slices = JSON.parse(
-      await kubectl(setup?.kubeconfig ?? '', ['get', 'resourceslices', '-o', 'json']),
+      await kubectl(session.started().setup.kubeconfig, ['get', 'resourceslices', '-o', 'json']),
     ) as { items: { spec: { devices?: Record<string, unknown>[] } }[] };
     const devices = slices.items.flatMap((s) => s.spec.devices ?? []);
     const shared = devices.filter((d) => d['allowMultipleAllocations'] === true);
@@ -60,8 +55,7 @@ describe('gpu-device-plugin serve --mode dra: a time-sliced GPU shared by capaci
   });
 
   it('prepares three claims sharing the GPU (distinct shares and CDI IDs); a fourth over its slices stays Pending', async () => {
-    if (setup === undefined) throw new Error('the playground did not start');
-    const results = await checkSharedDevice(setup, {
+    const results = await checkSharedDevice(session.started().setup, {
       driver: 'gpu.kdp.dev',
       name: 'gpu-share',
       requests: { timeSlices: '1' },

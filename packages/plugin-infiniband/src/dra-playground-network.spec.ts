@@ -1,14 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import {
-  runClaimForStatus,
-  startPlaygroundDriver,
-  type NetworkClaimJson,
-  type PlaygroundDriver,
-} from '@kdp/dra/testing';
+import { createPlaygroundSession, runClaimForStatus, type NetworkClaimJson } from '@kdp/dra/testing';
 import { infinibandPlugin } from './plugin';
-import { createRdmaMachine, fixtureHardwareAddress } from './testing/rdma-machine';
+import { rdmaPlaygroundMachine } from './testing/playground-machine';
+import { fixtureHardwareAddress } from './testing/rdma-machine';
 
 jest.setTimeout(120_000);
 
@@ -16,32 +9,23 @@ const DRIVER = 'infiniband.kdp.dev';
 
 // Issue 28, network device status (KEP 4817) for InfiniBand: an exclusive HCA claimed in the DRA playground; the
 // claim read back with real kubectl names the HCA's IPoIB interface and its 20-byte hardware address.
+const session = createPlaygroundSession({
+  plugin: infinibandPlugin,
+  driver: DRIVER,
+  machine: () => rdmaPlaygroundMachine(),
+});
+
 describe('infiniband-device-plugin serve --mode dra: network status in the DRA playground', () => {
-  let dir: string;
-  let fx: ReturnType<typeof createRdmaMachine>;
-  let setup: PlaygroundDriver | undefined;
   let claim: NetworkClaimJson;
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-ib-net-'));
-    fx = createRdmaMachine();
-    setup = await startPlaygroundDriver({
-      plugin: infinibandPlugin,
-      driver: DRIVER,
-      dir,
-      flags: ['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--poll-interval', '1h'],
-      devRoot: fx.devRoot,
-    });
-    claim = await runClaimForStatus(setup, {
+    await session.start();
+    claim = await runClaimForStatus(session.started().setup, {
       driver: DRIVER,
       name: 'hca',
       selector: `device.attributes["${DRIVER}"].ibdev == "mlx4_0"`,
     });
   });
-  afterAll(async () => {
-    await setup?.stop();
-    fx.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session.stop());
 
   it('writes the HCA’s IPoIB interface and hardware address into the claim’s status.devices', () => {
     const [result] = claim.status?.allocation?.devices.results ?? [];

@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkSharedDevice, kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import { checkSharedDevice, createPlaygroundSession, kubectl } from '@kdp/dra/testing';
 import { infinibandPlugin } from './plugin';
-import { createRdmaMachine } from './testing/rdma-machine';
+import { rdmaPlaygroundMachine } from './testing/playground-machine';
 
 jest.setTimeout(120_000);
 
@@ -16,32 +15,23 @@ const CONFIG = JSON.stringify({
 
 // Issue 28, shared capacity (KEP 5075) for InfiniBand: a shared-mode resource (k8s-rdma-shared-dev-plugin's
 // rdmaHcaMax) is one device under DRA that at most rdmaHcaMax claims hold, each one share.
-describe('infiniband-device-plugin serve --mode dra: shared HCAs by capacity in the DRA playground', () => {
-  let dir: string;
-  let fx: ReturnType<typeof createRdmaMachine>;
-  let setup: PlaygroundDriver | undefined;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-ib-share-'));
-    fx = createRdmaMachine();
+const session = createPlaygroundSession({
+  plugin: infinibandPlugin,
+  driver: DRIVER,
+  machine: (dir) => {
     const config = join(dir, 'config.json');
     writeFileSync(config, CONFIG);
-    setup = await startPlaygroundDriver({
-      plugin: infinibandPlugin,
-      driver: DRIVER,
-      dir,
-      flags: ['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--poll-interval', '1h', '--config', config],
-      devRoot: fx.devRoot,
-    });
-  });
-  afterAll(async () => {
-    await setup?.stop();
-    fx.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+    return rdmaPlaygroundMachine(['--config', config]);
+  },
+});
+
+describe('infiniband-device-plugin serve --mode dra: shared HCAs by capacity in the DRA playground', () => {
+  beforeAll(() => session.start());
+  afterAll(() => session.stop());
 
   it('publishes the shared HCAs once, allowing multiple allocations, rdmaHcaMax shares as capacity', async () => {
     const slices = JSON.parse(
-      await kubectl(setup?.kubeconfig ?? '', ['get', 'resourceslices', '-o', 'json']),
+      await kubectl(session.started().setup.kubeconfig, ['get', 'resourceslices', '-o', 'json']),
     ) as {
       items: { spec: { devices?: Record<string, unknown>[] } }[];
     };
@@ -55,8 +45,7 @@ describe('infiniband-device-plugin serve --mode dra: shared HCAs by capacity in 
   });
 
   it('prepares two claims holding the shared HCAs (distinct shares and CDI IDs); a third stays Pending', async () => {
-    if (setup === undefined) throw new Error('the playground did not start');
-    const results = await checkSharedDevice(setup, {
+    const results = await checkSharedDevice(session.started().setup, {
       driver: DRIVER,
       name: 'ib-share',
       requests: { shares: '1' },

@@ -1,18 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolveCdiDevices } from '@kdp/core/testing';
-import {
-  kubectl,
-  runClaimForStatus,
-  startPlaygroundDriver,
-  type NetworkClaimJson,
-  type PlaygroundDriver,
-} from '@kdp/dra/testing';
+import { createPlaygroundSession, kubectl, runClaimForStatus, type NetworkClaimJson } from '@kdp/dra/testing';
 import { ContainerDevicesAnnotation, type ContainerDevices } from '@kdp/kubelet-sim';
-import { createSysfsFixture, type SysfsFixture } from '@kdp/topology/testing';
 import { sriovPlugin } from './plugin';
-import { addTwoPfNode, fixtureMac, UPSTREAM_CONFIG } from './testing/sriov-node';
+import { twoPfPlaygroundMachine } from './testing/playground-machine';
+import { fixtureMac } from './testing/sriov-node';
 
 jest.setTimeout(120_000);
 
@@ -21,42 +13,24 @@ const METADATA = `/var/run/kubernetes.io/dra-device-attributes/resourceclaims/vf
 
 // Issue 28, device metadata (KEP 5304 style) and network device status (KEP 4817) for SR-IOV:
 // `serve --mode dra --dra-device-metadata`, a claim for a netdevice VF, read back with real kubectl.
-describe('sriov-device-plugin serve --mode dra: network status and device metadata in the DRA playground', () => {
-  let dir: string;
-  let fx: SysfsFixture;
-  let setup: PlaygroundDriver | undefined;
-  let claim: NetworkClaimJson;
-  const kube = (args: string[]): Promise<string> => kubectl(setup?.kubeconfig ?? '', args);
+const session = createPlaygroundSession({
+  plugin: sriovPlugin,
+  driver: DRIVER,
+  machine: (dir) => twoPfPlaygroundMachine(dir, ['--dra-device-metadata']),
+});
 
+describe('sriov-device-plugin serve --mode dra: network status and device metadata in the DRA playground', () => {
+  let claim: NetworkClaimJson;
+  const kube = (args: string[]): Promise<string> => kubectl(session.started().setup.kubeconfig, args);
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'kdp-sriov-net-'));
-    fx = createSysfsFixture();
-    addTwoPfNode(fx);
-    const config = join(dir, 'config.json');
-    writeFileSync(config, UPSTREAM_CONFIG);
-    setup = await startPlaygroundDriver({
-      plugin: sriovPlugin,
-      driver: DRIVER,
-      dir,
-      flags: [
-        ...['--sysfs-root', fx.root, '--proc-root', fx.procRoot, '--dev-root', fx.devRoot],
-        ...['--poll-interval', '1h', '--config', config, '--devinfo-dir', join(dir, 'devinfo')],
-        '--dra-device-metadata',
-      ],
-      devRoot: fx.devRoot,
-      procRoot: fx.procRoot,
-    });
-    claim = await runClaimForStatus(setup, {
+    await session.start();
+    claim = await runClaimForStatus(session.started().setup, {
       driver: DRIVER,
       name: 'vf',
       selector: `device.attributes["${DRIVER}"].resource == "intel.com/intel_sriov_netdevice"`,
     });
   });
-  afterAll(async () => {
-    await setup?.stop();
-    fx.remove();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => session.stop());
 
   it('writes the VF’s netdev name and MAC into the claim’s status.devices (networkData), read with kubectl', () => {
     const [result] = claim.status?.allocation?.devices.results ?? [];
@@ -74,7 +48,7 @@ describe('sriov-device-plugin serve --mode dra: network status and device metada
     };
     const annotation = pod.metadata.annotations?.[ContainerDevicesAnnotation] ?? '[]';
     const [container] = JSON.parse(annotation) as ContainerDevices[];
-    const mount = resolveCdiDevices(setup?.cdiDir ?? '', container?.cdiDevices ?? []).mounts.find(
+    const mount = resolveCdiDevices(session.started().setup.cdiDir, container?.cdiDevices ?? []).mounts.find(
       (m) => m.containerPath === METADATA,
     );
     expect(mount?.readOnly).toBe(true);

@@ -16,13 +16,14 @@ export type {
 } from './create-dra-test-node';
 export type { TestApiServer } from './write-kubeconfig';
 export { createPlaygroundDriverTest } from './create-playground-driver-test';
+export type { PlaygroundDriverTest, PlaygroundDriverTestOptions } from './create-playground-driver-test';
+export { createPlaygroundSession } from './create-playground-session';
 export type {
-  PlaygroundDriverTest,
-  PlaygroundDriverTestOptions,
   PlaygroundMachine,
-} from './create-playground-driver-test';
-export { startPlaygroundDriver } from './start-playground-driver';
-export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
+  PlaygroundSession,
+  PlaygroundSessionOptions,
+} from './create-playground-session';
+export type { PlaygroundDriver } from './start-playground-driver';
 export { kubectl } from './playground-pod-checks';
 export { checkSharedDevice } from './playground-share-checks';
 export type { SharedDeviceCheckOptions, SharedResultJson } from './playground-share-checks';

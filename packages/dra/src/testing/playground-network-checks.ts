@@ -1,4 +1,12 @@
-import { deviceClassManifest, getJson, kubectl, waitForPod } from './playground-pod-checks';
+import {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  getJson,
+  kubectl,
+  podManifest,
+  waitForPod,
+} from './playground-pod-checks';
 import type { PlaygroundDriver } from './start-playground-driver';
 
 /** What {@link runClaimForStatus} claims. */
@@ -44,38 +52,8 @@ export async function runClaimForStatus(
     ['apply', '-f', '-'],
     [
       deviceClassManifest(driver),
-      `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: ${name}
-spec:
-  devices:
-    requests:
-    - name: net
-      exactly:
-        deviceClassName: ${driver}
-        selectors:
-        - cel:
-            expression: '${options.selector}'
-`,
-      `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}-user
-spec:
-  resourceClaims:
-  - name: ${name}
-    resourceClaimName: ${name}
-  containers:
-  - name: app
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: ${name}
-        request: net
-`,
+      claimManifest(name, claimRequest('net', options.selector, driver)),
+      podManifest(`${name}-user`, [name], [[name, 'net']]),
     ].join('---'),
   );
   await waitForPod(kubeconfig, `${name}-user`, (p) => p.status.phase === 'Running');

@@ -44,13 +44,34 @@ export function kubectl(kubeconfig: string, args: readonly string[], stdin = '')
   });
 }
 
-const claimRequest = (name: string, selector: string, driver: string): string => `
+/** One `exactly` request of a claim manifest: the driver's class, a CEL selector and capacity requests if given. */
+export const claimRequest = (
+  name: string,
+  selector: string | undefined,
+  driver: string,
+  capacity: Readonly<Record<string, string>> = {},
+): string => `
     - name: ${name}
       exactly:
-        deviceClassName: ${driver}
+        deviceClassName: ${driver}${
+          selector === undefined
+            ? ''
+            : `
         selectors:
         - cel:
-            expression: '${selector}'`;
+            expression: '${selector}'`
+        }${
+          Object.keys(capacity).length === 0
+            ? ''
+            : `
+        capacity:
+          requests:${Object.entries(capacity)
+            .map(
+              ([key, value]) => `
+            ${key}: "${value}"`,
+            )
+            .join('')}`
+        }`;
 
 /** The `second` request: `firstAvailable`, a subrequest nothing meets, then any one device of the class. */
 const firstAvailableRequest = (driver: string): string => `
@@ -64,7 +85,8 @@ const firstAvailableRequest = (driver: string): string => `
       - name: any
         deviceClassName: ${driver}`;
 
-const claimManifest = (name: string, requests: string): string => `
+/** A ResourceClaim manifest with the given requests (`claimRequest`). */
+export const claimManifest = (name: string, requests: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
@@ -74,7 +96,8 @@ spec:
     requests:${requests}
 `;
 
-const podManifest = (
+/** A pod manifest naming `claims`, one pause container per `[claim, request]`, named after the request. */
+export const podManifest = (
   name: string,
   claims: readonly string[],
   containers: readonly [string, string][],

@@ -1,7 +1,15 @@
 import { deepStrictEqual, ok, strictEqual } from 'node:assert/strict';
 import { resolveCdiDevices } from '@kdp/core/testing';
 import { ContainerDevicesAnnotation, type ContainerDevices } from '@kdp/kubelet-sim';
-import { deviceClassManifest, getJson, kubectl, waitForPod } from './playground-pod-checks';
+import {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  getJson,
+  kubectl,
+  podManifest,
+  waitForPod,
+} from './playground-pod-checks';
 import type { PlaygroundDriver } from './start-playground-driver';
 
 /** What {@link checkSharedDevice} claims of a driver's shared device. */
@@ -30,40 +38,9 @@ export interface SharedResultJson {
   readonly consumedCapacity?: Record<string, string>;
 }
 
-const claimManifest = (name: string, driver: string, requests: Readonly<Record<string, string>>): string => `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: ${name}
-spec:
-  devices:
-    requests:
-    - name: share
-      exactly:
-        deviceClassName: ${driver}
-        capacity:
-          requests:${Object.entries(requests)
-            .map(([capacity, value]) => `\n            ${capacity}: "${value}"`)
-            .join('')}
-`;
-
-const podManifest = (name: string, claim: string): string => `
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  resourceClaims:
-  - name: ${claim}
-    resourceClaimName: ${claim}
-  containers:
-  - name: share
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: ${claim}
-        request: share
-`;
+/** A claim of one request `share` for a share of `requests` of a device of the driver. */
+const sharedClaim = (name: string, driver: string, requests: Readonly<Record<string, string>>): string =>
+  claimManifest(name, claimRequest('share', undefined, driver, requests));
 
 interface ClaimJson {
   metadata: { uid: string };
@@ -89,7 +66,10 @@ export async function checkSharedDevice(
     ['apply', '-f', '-'],
     [
       deviceClassManifest(driver),
-      ...names.flatMap((n) => [claimManifest(n, driver, options.requests), podManifest(n, n)]),
+      ...names.flatMap((n) => [
+        sharedClaim(n, driver, options.requests),
+        podManifest(n, [n], [[n, 'share']]),
+      ]),
     ].join('---'),
   );
   const results: SharedResultJson[] = [];
@@ -130,7 +110,7 @@ export async function checkSharedDevice(
   await kubectl(
     kubeconfig,
     ['apply', '-f', '-'],
-    [claimManifest(over, driver, options.excess), podManifest(over, over)].join('---'),
+    [sharedClaim(over, driver, options.excess), podManifest(over, [over], [[over, 'share']])].join('---'),
   );
   const stuck = await waitForPod(kubeconfig, over, (p) =>
     (p.status.conditions ?? []).some((c) => c.type === 'PodScheduled' && c.status === 'False'),
