@@ -6,7 +6,9 @@ import type { PluginDevice } from './plugin-device';
  * multiple of `step`) or `validValues` (ascending; rounded up to the next one). Quantities as in a ResourceSlice.
  */
 export interface CapacityRequestPolicy {
+  /** What a claim that requests none of the capacity consumes. */
   readonly default?: string | number | undefined;
+  /** A request is rounded up to `min` plus a whole number of `step`s, and refused above `max`. */
   readonly validRange?:
     | {
         readonly min: string | number;
@@ -14,6 +16,7 @@ export interface CapacityRequestPolicy {
         readonly step?: string | number | undefined;
       }
     | undefined;
+  /** The values a request may consume, ascending: it is rounded up to the next one, refused above the last. */
   readonly validValues?: readonly (string | number)[] | undefined;
 }
 
@@ -21,6 +24,7 @@ export interface CapacityRequestPolicy {
 export interface SharedCapacity {
   /** The device's total, a quantity (`80Gi`, `4`). */
   readonly value: string | number;
+  /** How a claim's request for it is rounded and bounded; absent: any amount, the whole capacity by default. */
   readonly requestPolicy?: CapacityRequestPolicy | undefined;
 }
 
