@@ -204,7 +204,7 @@ describe('the DRA profile replaces exactly five rules of the device plugins, eac
 });
 
 describe('RBAC: what the driver sends, nothing more', () => {
-  it('the ClusterRole grants ResourceSlices (no patch, no deletecollection), ResourceClaims get and Nodes get', () => {
+  it('the ClusterRole grants ResourceSlices (no patch, no deletecollection), ResourceClaims get, their status patch (network status) and Nodes get', () => {
     const role = find(gpuObjects, 'ClusterRole', 'kdp-dra-driver');
     expect(role['rules']).toEqual([
       {
@@ -213,6 +213,7 @@ describe('RBAC: what the driver sends, nothing more', () => {
         verbs: ['get', 'list', 'watch', 'create', 'update', 'delete'],
       },
       { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims'], verbs: ['get'] },
+      { apiGroups: ['resource.k8s.io'], resources: ['resourceclaims/status'], verbs: ['patch'] },
       { apiGroups: [''], resources: ['nodes'], verbs: ['get'] },
     ]);
   });

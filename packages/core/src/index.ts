@@ -19,14 +19,19 @@ export type {
   ResourceOptions,
 } from './resource-declaration';
 export type {
+  CapacityRequestPolicy,
+  DeviceNetworkData,
+  DeviceShare,
+  DeviceTaintEffect,
   DraCounterConsumption,
   DraCounterSet,
   DraPool,
   DraPoolDevice,
   DraPrepareContext,
+  DraSharing,
   DraUnprepareContext,
-  DeviceTaintEffect,
   ResourceDraHooks,
+  SharedCapacity,
 } from './resource-dra-hooks';
 export type { ResourceStatus } from './resource-runtime';
 export type {

@@ -46,6 +46,11 @@ const DRA_FLAGS = {
     valueName: 'DIR',
     default: DRA_PLUGINS_DIR,
   }),
+  'dra-device-metadata': flag.boolean({
+    description:
+      'per prepared claim, a JSON file of its devices (attributes, share, network data) mounted read-only at ' +
+      '/var/run/kubernetes.io/dra-device-attributes/resourceclaims/<claim>/<request>/<driver>-metadata.json',
+  }),
 };
 
 /** A plugin's DRA driver name: the option's, else `<plugin>.kdp.dev`. */
@@ -61,7 +66,9 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * attributes from the plugin's, `numa`, `resource`, `id` and the standard PCI ones); a claim's device is prepared
  * by the resource's own `allocate` for that device alone, whatever the device-list strategy: its CDI device holds
  * the device nodes and mounts, the device-list variables `void` and its own environment (`<NAME>_<DEVICE>`).
- * Flags: `--kubeconfig FILE`, `--dra-plugins-dir DIR` [/var/lib/kubelet/plugins]; `--node-name` is required.
+ * Flags: `--kubeconfig FILE`, `--dra-plugins-dir DIR` [/var/lib/kubelet/plugins], `--dra-device-metadata` (each
+ * prepared claim's device metadata as a file in its containers, `createDeviceMetadataWriter`); `--node-name` is
+ * required.
  * `discover --mode dra` prints the slices it would publish (`discoverDraPools`).
  */
 export function createDraServeMode(options: DraServeModeOptions = {}): ServeMode {
@@ -125,6 +132,7 @@ async function createBackend(
         podUid: context.env['POD_UID'] || undefined,
         sliceDebounceMs: options.sliceDebounceMs,
         healthCheckTimeoutSeconds: options.healthCheckTimeoutSeconds,
+        deviceMetadata: context.flags['dra-device-metadata'],
         onEvent,
         metrics,
         clock: context.clock,

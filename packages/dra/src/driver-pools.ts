@@ -7,6 +7,7 @@ import type { DeviceHealthReport, HealthSource } from './health-service';
 import { healthTaint } from './health-taint';
 import type { SliceCounterSet, SliceDevice, SlicePoolEntry } from './pool-slices';
 import { createTaintTimes } from './taint-times';
+import { draDevices, withSharedCapacity } from './shared-devices';
 
 /** One resource of a driver: its declaration and its devices now, by DRA device name. */
 export interface ServedResource {
@@ -62,9 +63,13 @@ export function createDriverPools(options: DriverPoolsOptions, changed: () => vo
   const setDevices = (resource: ServedResource, list: readonly PluginDevice<unknown>[]): void => {
     const devices = new Map<string, PluginDevice<unknown>>();
     const slice: SliceDevice[] = [];
-    const pool = draPool(resource.declaration, list, logger);
+    const pool = draPool(resource.declaration, draDevices(resource.declaration, list), logger);
     for (const device of pool.devices) {
-      const sliceDevice = toPoolSliceDevice(resource.declaration.name, device);
+      const sliceDevice = withSharedCapacity(
+        resource.declaration,
+        device,
+        toPoolSliceDevice(resource.declaration.name, device),
+      );
       const other = devices.get(sliceDevice.name);
       if (other !== undefined) {
         logger.error(

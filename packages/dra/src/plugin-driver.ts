@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Clock, Logger } from '@kdp/base';
 import { createKubeClient } from '@kdp/core';
 import type { KubeApiAccess } from '@kdp/core';
@@ -7,6 +8,9 @@ import { createDraPlugin, type DraPlugin, type DraPluginEvent } from './dra-plug
 import { createDriverPools } from './driver-pools';
 import type { DraServeModeEvent } from './dra-serve-mode-event';
 import type { DraMetrics } from './dra-metrics';
+import { reportNetworkStatus } from './claim-network-status';
+import { createKubeClaimStatusWriter, type ClaimStatusWriter } from './claim-status-writer';
+import { createDeviceMetadataWriter } from './device-metadata';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SlicePoolEntry } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
@@ -48,6 +52,8 @@ export interface PluginDriverOptions {
   readonly signal: AbortSignal;
   /** Told of every change of a pool's published devices (the publication latency starts there). */
   readonly metrics?: Pick<DraMetrics, 'poolChanged'> | undefined;
+  /** Writes each prepared claim's device metadata files and mounts them into its containers (KEP 5304 style). */
+  readonly deviceMetadata?: boolean | undefined;
 }
 
 /**
@@ -78,6 +84,10 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
     if (started) publisher?.update(model());
   });
   const emit = options.onEvent ?? (() => undefined);
+  const metadata =
+    options.deviceMetadata === true
+      ? createDeviceMetadataWriter(join(options.draPluginsDir, name, 'metadata'), name)
+      : undefined;
   return {
     name,
     host: pools.host,
@@ -87,6 +97,12 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         client: createKubeClient({ access }),
         purpose: `DRA driver ${name}`,
         logger,
+      });
+      const status: ClaimStatusWriter = createKubeClaimStatusWriter({
+        access,
+        discovery,
+        driverName: name,
+        now: () => options.clock.now(),
       });
       publisher = createSlicePublisher({
         access,
@@ -105,8 +121,22 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         driverName: name,
         nodeName,
         driver: {
-          prepare: (input) => preparePluginClaim(input, pools.byPool, name, options.signal, logger),
-          unprepare: (input) => unpreparePluginClaim(input, pools.byPool),
+          async prepare(input) {
+            const output = await preparePluginClaim(
+              input,
+              pools.byPool,
+              name,
+              options.signal,
+              logger,
+              metadata,
+            );
+            await reportNetworkStatus(status, input, pools.byPool, logger);
+            return output;
+          },
+          async unprepare(input) {
+            await unpreparePluginClaim(input, pools.byPool);
+            await metadata?.remove(input.claim.uid);
+          },
         },
         claims: createKubeClaimReader({ access, discovery }),
         pluginsRegistryDir: options.pluginsRegistryDir,

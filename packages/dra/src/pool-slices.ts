@@ -1,5 +1,7 @@
+import type { SharedCapacity } from '@kdp/core';
 import { canonicalQuantity } from './canonical-quantity';
 import { COUNTER_LIMITS, toApiCounters } from './pool-counters';
+import { canonicalRequestPolicy, toApiCapacity, type ApiDeviceCapacity } from './shared-capacity';
 
 /** The standard attribute that places a device on the PCI bus (`0000:3b:00.0`), for alignment across drivers. */
 export const PCI_BUS_ID_ATTRIBUTE = 'resource.kubernetes.io/pciBusID';
@@ -28,8 +30,10 @@ export interface SliceDevice {
   readonly name: string;
   /** Attributes by name (`model`, or `example.com/model`; unqualified names are in the driver's domain). */
   readonly attributes?: Readonly<Record<string, SliceAttributeValue>> | undefined;
-  /** Capacities by name, as quantities (`16Gi`, `4`). */
-  readonly capacity?: Readonly<Record<string, string | number>> | undefined;
+  /** Capacities by name, as quantities (`16Gi`, `4`), or with the request policy of a shared device. */
+  readonly capacity?: Readonly<Record<string, string | number | SharedCapacity>> | undefined;
+  /** Several claims may hold the device at once, each a share of its capacities (KEP 5075). */
+  readonly allowMultipleAllocations?: boolean | undefined;
   /** The PCI address; published as `resource.kubernetes.io/pciBusID`. */
   readonly pciBusId?: string | undefined;
   /** The PCIe root; published as `resource.kubernetes.io/pcieRoot`. */
@@ -68,9 +72,10 @@ export type ApiDeviceAttribute =
 export interface ApiDevice {
   name: string;
   attributes?: Record<string, ApiDeviceAttribute>;
-  capacity?: Record<string, { value: string }>;
+  capacity?: Record<string, ApiDeviceCapacity>;
   consumesCounters?: { counterSet: string; counters: Record<string, { value: string }> }[];
   taints?: SliceDeviceTaint[];
+  allowMultipleAllocations?: boolean;
 }
 
 function toAttribute(device: string, name: string, value: SliceAttributeValue): ApiDeviceAttribute {
@@ -106,8 +111,9 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
   }
   const capacities = device.capacity ?? {};
   const capacityNames = Object.keys(capacities);
-  const capacity: Record<string, { value: string }> = {};
-  for (const name of capacityNames.sort(byCodeUnit)) capacity[name] = { value: String(capacities[name]) };
+  const capacity: Record<string, ApiDeviceCapacity> = {};
+  for (const name of capacityNames.sort(byCodeUnit))
+    capacity[name] = toApiCapacity(capacities[name] as string | number | SharedCapacity);
   const consumesCounters = [...(device.consumesCounters ?? [])]
     .sort((a, b) => byCodeUnit(a.counterSet, b.counterSet))
     .map((use) => ({
@@ -123,6 +129,7 @@ export function toApiDevice(device: SliceDevice): ApiDevice {
     ...(names.length > 0 ? { attributes } : {}),
     ...(capacityNames.length > 0 ? { capacity } : {}),
     ...(consumesCounters.length > 0 ? { consumesCounters } : {}),
+    ...(device.allowMultipleAllocations === true ? { allowMultipleAllocations: true } : {}),
     ...((device.taints?.length ?? 0) > 0 ? { taints: (device.taints ?? []).map(toApiTaint) } : {}),
   };
 }
@@ -223,7 +230,11 @@ function canonical(value: unknown): unknown {
 export function deviceKey(device: unknown): string {
   if (typeof device !== 'object' || device === null) return JSON.stringify(device ?? null);
   const copy = { ...(device as Record<string, unknown>) };
-  if (copy['capacity'] !== undefined) copy['capacity'] = canonicalCounters(copy['capacity']);
+  const capacity = canonicalCounters(copy['capacity']);
+  if (typeof capacity === 'object' && capacity !== null)
+    copy['capacity'] = Object.fromEntries(
+      Object.entries(capacity).map(([name, cap]) => [name, canonicalRequestPolicy(cap)]),
+    );
   if (copy['counters'] !== undefined) copy['counters'] = canonicalCounters(copy['counters']);
   const uses = copy['consumesCounters'];
   if (Array.isArray(uses))

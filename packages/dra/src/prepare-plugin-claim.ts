@@ -1,9 +1,12 @@
 import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
+import { withDeviceMetadata, type PreparedSource } from './claim-device-metadata';
+import type { DeviceMetadataWriter } from './device-metadata';
 import { formatTaint, untoleratedTaints } from './device-tolerations';
 import { cdiDeviceEdits } from './dra-serve-mode-devices';
 import { healthTaint } from './health-taint';
+import { shareEdits } from './share-edits';
 
 /** One resource of a plugin's driver, as a claim's devices are looked up in it. */
 export interface ClaimableResource {
@@ -58,7 +61,8 @@ async function allocateForCdi(
  * device nodes, mounts, device-list variables `void`, its own environment) and the CDI names the hook answers.
  * A resource's PreStartContainer work (an FPGA region's programming) is done here, once for the claim's devices
  * of the resource: DRA has no PreStartContainer. A resource's DRA `prepare` hook then makes the devices exist (a MIG
- * instance at its placement); what it answers for a device replaces the allocate hook's answer.
+ * instance at its placement); what it answers for a device replaces the allocate hook's answer. With `metadata`, the claim's device
+ * metadata files are written and mounted into its containers (`withDeviceMetadata`).
  */
 export async function preparePluginClaim(
   { claim, results }: PrepareInput,
@@ -66,8 +70,10 @@ export async function preparePluginClaim(
   driver: string,
   signal: AbortSignal,
   logger: Logger,
+  metadata?: DeviceMetadataWriter,
 ): Promise<PrepareOutput> {
   const prepared: PreparedDevice[] = [];
+  const sources: PreparedSource[] = [];
   for (const [entry, items] of claimedDevices(results, byPool, driver)) {
     const { declaration } = entry;
     await declaration.preStartContainer?.({
@@ -93,10 +99,19 @@ export async function preparePluginClaim(
         requestNames: [result.request],
         poolName: result.pool,
         deviceName: result.device,
-        containerEdits: cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        containerEdits: shareEdits(
+          declaration,
+          device,
+          result,
+          cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        ),
         ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
+        ...(result.shareID !== undefined ? { shareId: result.shareID } : {}),
       });
+      sources.push({ result, device, declaration });
     }
   }
+  if (metadata !== undefined)
+    return { devices: await withDeviceMetadata(metadata, claim, sources, prepared) };
   return { devices: prepared };
 }

@@ -7,7 +7,7 @@ import { baseRequestName } from './base-request-name';
 
 /**
  * The completed record of a claim from what the driver prepared: each device's CDI IDs (its own edits — device
- * nodes, mounts, environment — as a CDI device named `<uid>-<device>`, then the IDs the driver owns) and the CDI
+ * nodes, mounts, environment — as a CDI device named `<uid>-<device>` (`<uid>-<device>-<shareID>` for a share), then the IDs the driver owns) and the CDI
  * devices the claim's spec holds. There are no claim-wide edits: the kubelet gives a container only the devices
  * of the request it names, so each device carries all it needs. Throws when the driver returned a device not
  * allocated to the claim.
@@ -28,7 +28,9 @@ export function buildPreparedRecord(
       );
     const ids: string[] = [];
     if (device.containerEdits !== undefined) {
-      const name = uniqueName(`${ref.uid}-${device.deviceName}`, names);
+      // A share's own name: two shares of one device (in one claim or on one node) never meet.
+      const base = `${ref.uid}-${device.deviceName}`;
+      const name = uniqueName(device.shareId === undefined ? base : `${base}-${device.shareId}`, names);
       cdiDevices.push({ name, containerEdits: device.containerEdits });
       ids.push(qualify(name));
     }

@@ -1,5 +1,6 @@
 import { sliceDeviceFromV1beta1, sliceDeviceToV1beta1 } from '@kdp/api';
 import type { ResourceApiVersion } from './resource-api-discovery';
+import { capacitiesWithPolicy } from './shared-capacity';
 import type { SliceObject } from './slice-object';
 
 /**
@@ -97,6 +98,10 @@ export function toVersionSlice<T extends SliceBody>(slice: T, version: ResourceA
         throw unsupported(`device ${String(name)}: ${field}`);
       if (layout.has(field)) throw otherLayout(`device ${String(name)}: ${field}`);
     }
+    // Request policies (shared capacity, KEP 5075) came with v1 (1.34); v1beta1 and v1beta2 drop them.
+    const withPolicy = deviceFields === undefined ? [] : capacitiesWithPolicy(device);
+    if (withPolicy.length > 0)
+      throw unsupported(`device ${String(name)}: capacity ${withPolicy[0] ?? ''} requestPolicy`);
     return version === 'v1beta1' ? sliceDeviceToV1beta1(device) : device;
   });
   if (slice.spec.devices === undefined) return { ...slice, apiVersion };

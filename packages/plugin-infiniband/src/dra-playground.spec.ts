@@ -1,6 +1,6 @@
 import { createPlaygroundDriverTest } from '@kdp/dra/testing';
 import { infinibandPlugin } from './plugin';
-import { createRdmaMachine } from './testing/rdma-machine';
+import { rdmaPlaygroundMachine } from './testing/playground-machine';
 
 jest.setTimeout(120_000);
 
@@ -11,14 +11,7 @@ const test = createPlaygroundDriverTest({
   plugin: infinibandPlugin,
   driver: 'infiniband.kdp.dev',
   selector: 'device.attributes["infiniband.kdp.dev"].driver == "hfi1"',
-  machine: () => {
-    const fx = createRdmaMachine();
-    return {
-      flags: ['--sysfs-root', fx.root, '--dev-root', fx.devRoot, '--poll-interval', '1h'],
-      devRoot: fx.devRoot,
-      remove: () => fx.remove(),
-    };
-  },
+  machine: () => rdmaPlaygroundMachine(),
 });
 
 describe('infiniband-device-plugin serve --mode dra in the DRA playground, with real kubectl', () => {

@@ -37,8 +37,8 @@ export function createInfinibandPlugin() {
       probe: rdmaChangeProbe,
       run: ({ host, state }) => readRdmaInventory({ host, numa: state }),
     },
-    resources: (inventory, { config, state }) =>
-      planResources(config, inventory, { distances: state.distances }),
+    resources: (inventory, { config, state, host }) =>
+      planResources(config, inventory, { distances: state.distances, sysfs: host.sysfs }),
     features: (set) => infinibandFeatures(set),
   });
 }

@@ -81,6 +81,7 @@ export function createSriovPlugin() {
           (await host.devfs.hasNode('/dev/vhost-net')) && (await host.devfs.hasNode('/dev/net/tun')),
         store: state.store,
         logger,
+        sysfs: host.sysfs,
       }),
     features: (set) => sriovFeatures(set),
     hooks: {

@@ -50,6 +50,11 @@ export interface KubeClient {
   create(path: string, body: unknown): Promise<unknown>;
   /** PUTs (replaces) an object; a stale `metadata.resourceVersion` rejects with a 409. */
   update(path: string, body: unknown): Promise<unknown>;
+  /**
+   * PATCHes an object with a body of `contentType` (`application/merge-patch+json`, or `application/apply-patch+yaml`
+   * for server-side apply, whose path names `fieldManager`); resolves with the stored object.
+   */
+  patch(path: string, body: unknown, contentType: string): Promise<unknown>;
   /** DELETEs an object (or, on a collection path, a collection); a failed precondition rejects with a 409. */
   delete(path: string, options?: { readonly preconditions?: KubePreconditions }): Promise<unknown>;
 }
@@ -71,8 +76,8 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
   const { access } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-  const send = (method: string, path: string, body?: unknown): Promise<unknown> =>
-    sendKubeJson(access, { method, path, body, timeoutMs, maxResponseBytes });
+  const send = (method: string, path: string, body?: unknown, contentType?: string): Promise<unknown> =>
+    sendKubeJson(access, { method, path, body, contentType, timeoutMs, maxResponseBytes });
 
   const listPages = async (path: string, pageSize: number): Promise<KubeList> => {
     const items: unknown[] = [];
@@ -103,6 +108,7 @@ export function createKubeClient(options: KubeClientOptions): KubeClient {
       openKubeWatch(access, { path, onEvent, timeoutMs, maxLineBytes: maxResponseBytes }),
     create: (path, body) => send('POST', path, body),
     update: (path, body) => send('PUT', path, body),
+    patch: (path, body, contentType) => send('PATCH', path, body, contentType),
     delete(path, deleteOptions = {}) {
       const { preconditions } = deleteOptions;
       const body =

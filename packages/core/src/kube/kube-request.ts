@@ -36,6 +36,8 @@ export interface KubeJsonRequest {
   readonly path: string;
   /** Sent as JSON; absent: no body. */
   readonly body?: unknown;
+  /** The body's media type; default `application/json` (a patch names its own, e.g. `application/apply-patch+yaml`). */
+  readonly contentType?: string | undefined;
   readonly timeoutMs: number;
   /** A longer answer is cut off and the request fails. */
   readonly maxResponseBytes: number;
@@ -52,7 +54,10 @@ export function sendKubeJson(access: KubeApiAccess, request: KubeJsonRequest): P
   const headers: Record<string, string> =
     payload === undefined
       ? {}
-      : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) };
+      : {
+          'content-type': request.contentType ?? 'application/json',
+          'content-length': String(Buffer.byteLength(payload)),
+        };
   return new Promise((resolve, reject) => {
     const req = openKubeRequest(access, method, path, headers, timeoutMs, (res) => {
       const chunks: Buffer[] = [];

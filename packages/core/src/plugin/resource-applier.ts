@@ -121,6 +121,13 @@ function currentDraHooks(entry: () => Entry): ResourceDraHooks<unknown> {
     prepare: async (context) =>
       (await entry().spec.dra?.prepare?.(context)) ?? context.devices.map(() => undefined),
     unprepare: async (context) => entry().spec.dra?.unprepare?.(context),
+    get sharing() {
+      return entry().spec.dra?.sharing;
+    },
+    // Present only where the spec has them: a resource without them shares nothing and reports no network data.
+    get networkData() {
+      return entry().spec.dra?.networkData;
+    },
   };
 }
 

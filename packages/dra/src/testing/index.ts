@@ -16,11 +16,13 @@ export type {
 } from './create-dra-test-node';
 export type { TestApiServer } from './write-kubeconfig';
 export { createPlaygroundDriverTest } from './create-playground-driver-test';
+export type { PlaygroundDriverTest, PlaygroundDriverTestOptions } from './create-playground-driver-test';
+export { createPlaygroundSession } from './create-playground-session';
 export type {
-  PlaygroundDriverTest,
-  PlaygroundDriverTestOptions,
   PlaygroundMachine,
-} from './create-playground-driver-test';
+  PlaygroundSession,
+  PlaygroundSessionOptions,
+} from './create-playground-session';
 export { startPlaygroundDriver } from './start-playground-driver';
 export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
 export {
@@ -32,3 +34,7 @@ export {
   waitForPod,
 } from './playground-pod-checks';
 export type { PodJson } from './playground-pod-checks';
+export { checkSharedDevice } from './playground-share-checks';
+export type { SharedDeviceCheckOptions, SharedResultJson } from './playground-share-checks';
+export { runClaimForStatus } from './playground-network-checks';
+export type { NetworkClaimJson, NetworkClaimOptions } from './playground-network-checks';

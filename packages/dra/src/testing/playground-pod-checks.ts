@@ -44,14 +44,34 @@ export function kubectl(kubeconfig: string, args: readonly string[], stdin = '')
   });
 }
 
-/** A claim request `name` of one device of the driver's DeviceClass meeting a CEL selector (YAML). */
-export const claimRequest = (name: string, selector: string, driver: string): string => `
+/** One `exactly` request of a claim manifest: the driver's class, a CEL selector and capacity requests if given. */
+export const claimRequest = (
+  name: string,
+  selector: string | undefined,
+  driver: string,
+  capacity: Readonly<Record<string, string>> = {},
+): string => `
     - name: ${name}
       exactly:
-        deviceClassName: ${driver}
+        deviceClassName: ${driver}${
+          selector === undefined
+            ? ''
+            : `
         selectors:
         - cel:
-            expression: '${selector}'`;
+            expression: '${selector}'`
+        }${
+          Object.keys(capacity).length === 0
+            ? ''
+            : `
+        capacity:
+          requests:${Object.entries(capacity)
+            .map(
+              ([key, value]) => `
+            ${key}: "${value}"`,
+            )
+            .join('')}`
+        }`;
 
 /** The `second` request: `firstAvailable`, a subrequest nothing meets, then any one device of the class. */
 const firstAvailableRequest = (driver: string): string => `
@@ -130,7 +150,8 @@ interface ClaimJson {
   };
 }
 
-const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promise<T> =>
+/** `kubectl get <kind> <name> -o json`, parsed. */
+export const getJson = async <T>(kubeconfig: string, kind: string, name: string): Promise<T> =>
   JSON.parse(await kubectl(kubeconfig, ['get', kind, name, '-o', 'json'])) as T;
 
 /** Polls `kubectl get pod` until `done` accepts it; rejects with the last pod after `timeoutMs`. */

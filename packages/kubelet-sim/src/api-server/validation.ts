@@ -1,4 +1,5 @@
 import type { StatusCause } from './api-errors';
+import { validateDeviceStatuses } from './claim-device-status-validation';
 import { celSelectors, validateClaimSpec } from './claim-spec-validation';
 import { validateConsumesCounters, validateSharedCounters } from './counter-validation';
 import {
@@ -238,7 +239,7 @@ export function validateResourceClaimTemplate(
   return errors.causes;
 }
 
-/** The problems of a ResourceClaim status update (allocation results and reservedFor). */
+/** The problems of a ResourceClaim status update (allocation results, reservedFor and the devices' status). */
 export function validateResourceClaimStatus(claim: Record<string, unknown>): StatusCause[] {
   const errors = new Errors();
   const status = asRecord(claim['status']);
@@ -273,6 +274,7 @@ export function validateResourceClaimStatus(claim: Record<string, unknown>): Sta
     });
     opaqueConfigs(errors, 'status.allocation.devices.config', asArray(deviceResults['config']));
   }
+  validateDeviceStatuses(errors, status);
   return errors.causes;
 }
 

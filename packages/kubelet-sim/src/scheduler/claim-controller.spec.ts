@@ -58,4 +58,31 @@ describe('syncClaimController', () => {
     syncClaimController(store);
     expect(store.list('resourceclaims').items).toEqual([]);
   });
+
+  it('deallocates a claim whose pod went away, dropping the drivers’ device status with the allocation', () => {
+    const store = createObjectStore();
+    store.create(
+      'resourceclaims',
+      obj({
+        metadata: { name: 'c', namespace: 'ns' },
+        spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'c' } }] } },
+      }),
+      'ns',
+    );
+    const device = { driver: 'd.example.com', pool: 'p', device: 'dev-0' };
+    store.update(
+      'resourceclaims',
+      obj({
+        ...store.get('resourceclaims', 'c', 'ns'),
+        status: {
+          allocation: { devices: { results: [{ request: 'r', ...device }] } },
+          reservedFor: [{ resource: 'pods', name: 'gone', uid: 'u-1' }],
+          devices: [{ ...device, networkData: { interfaceName: 'eth1' } }],
+        },
+      }),
+      { namespace: 'ns', subresource: 'status' },
+    );
+    syncClaimController(store);
+    expect(store.get('resourceclaims', 'c', 'ns')['status']).toEqual({});
+  });
 });

@@ -117,11 +117,17 @@ function releaseClaim(store: ObjectStore, claim: ResourceClaim, pods: ReadonlyMa
     return;
   }
   if (valid.length === reserved.length) return;
-  const { allocation, ...status } = claim.status ?? {};
+  // Deallocating drops the drivers' device status with the allocation, as upstream's controller does.
+  const { allocation, devices, ...status } = claim.status ?? {};
   const next =
     valid.length === 0
       ? status
-      : { ...status, ...(allocation === undefined ? {} : { allocation }), reservedFor: valid };
+      : {
+          ...status,
+          ...(allocation === undefined ? {} : { allocation }),
+          ...(devices === undefined ? {} : { devices }),
+          reservedFor: valid,
+        };
   if (valid.length === 0) delete (next as { reservedFor?: unknown }).reservedFor;
   store.update('resourceclaims', asObject({ ...claim, status: next }), { namespace, subresource: 'status' });
 }

@@ -172,6 +172,8 @@ export interface ResourceClaim {
   readonly status?: {
     readonly allocation?: AllocationResult;
     readonly reservedFor?: readonly { resource: string; name: string; uid: string; apiGroup?: string }[];
+    /** What the drivers report of the allocated devices (KEP 4817); goes with the allocation. */
+    readonly devices?: readonly unknown[];
   };
 }
 

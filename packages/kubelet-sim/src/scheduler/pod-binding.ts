@@ -86,7 +86,7 @@ export function commitUnschedulable(
 ): boolean {
   if (attempt.kind === 'unschedulable' && attempt.deallocate !== undefined) {
     const claim: ResourceClaim = attempt.deallocate;
-    const { allocation: _gone, reservedFor: _none, ...status } = claim.status ?? {};
+    const { allocation: _gone, reservedFor: _none, devices: _reported, ...status } = claim.status ?? {};
     store.update('resourceclaims', asObject({ ...claim, status }), {
       namespace: claim.metadata.namespace ?? 'default',
       subresource: 'status',

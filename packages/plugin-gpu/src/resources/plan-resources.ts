@@ -12,6 +12,7 @@ import type { GpuConfig } from '../config';
 import { xidTaintEffect } from '../health/xid-taint-effect';
 import type { Gpu, GpuScan } from '../scan/gpu';
 import { amdDraPool } from './amd-dra-pool';
+import { gpuDraSharing } from './dra-sharing';
 import type { GpuPayload } from './gpu-payload';
 import { gpuIndexes } from './gpu-indexes';
 import { planMonitoring } from './plan-monitoring';
@@ -85,6 +86,7 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
     const { devices, replicas } = byName.get(name) ?? { devices: [], replicas: 1 };
     const nvidia = devices.some((device) => device.payload?.gpu.kind.startsWith('nvidia'));
     const amd = devices.some((device) => device.payload?.gpu.kind === 'amd');
+    const sharing = gpuDraSharing(devices, config.sharing.failRequestsGreaterThanOne);
     // Pure in the devices and this plan's configuration: each combination is worked out once per scan.
     const allocate = memoizeAllocation((chosen: readonly PluginDevice<GpuPayload>[]) =>
       allocateGpus(chosen, config, name),
@@ -95,9 +97,13 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
-      // Under DRA, a GPU lost by an Xid evicts its pods, and MI300-class GPUs and their compute partitions share
-      // counters (the device-plugin API ignores both).
-      dra: { taintEffect: xidTaintEffect, ...(amd ? { pool: amdDraPool } : {}) },
+      // Under DRA, a GPU lost by an Xid evicts its pods, MI300-class GPUs and their compute partitions share
+      // counters, and a time-sliced GPU is one device claims share by capacity (the device-plugin API ignores all).
+      dra: {
+        taintEffect: xidTaintEffect,
+        ...(amd ? { pool: amdDraPool } : {}),
+        ...(sharing !== undefined ? { sharing } : {}),
+      },
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),

@@ -1,10 +1,12 @@
-import { topologyPreferredAllocation, type PluginDevice } from '@kdp/core';
+import { topologyPreferredAllocation, type PluginDevice, type ResourceDraHooks } from '@kdp/core';
 import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import type { DeviceLocality } from '@kdp/topology';
 import { resourceNameOf, type RdmaConfig, type RdmaResourceConfig } from '../config';
 import type { RdmaHca, RdmaInventory, RdmaPort } from '../scan/read-rdma-inventory';
 import { hcaDeviceNodes } from '../allocate/hca-device-nodes';
 import { hcaHealth } from '../health/hca-health';
+import { sharedHcaSharing } from './dra-sharing';
+import { hcaNetworkData, type HcaNetworkSysfs } from './hca-network-data';
 import { matchSelectors } from './match-selectors';
 import { createSharedPreferredAllocation } from '../allocate/shared-preferred-allocation';
 
@@ -26,6 +28,8 @@ export interface ResourcePlan extends ResourceSet {
 export interface PlanOptions {
   /** The machine's NUMA distance matrix, for preferred allocation. */
   readonly distances?: ReadonlyMap<number, ReadonlyMap<number, number>>;
+  /** sysfs, for an exclusive HCA's network state under DRA (`hcaNetworkData`). */
+  readonly sysfs?: HcaNetworkSysfs | undefined;
 }
 
 interface Matched {
@@ -120,6 +124,19 @@ function planShared(
   }));
 }
 
+/** Under DRA, a claimed exclusive HCA's netdev and hardware address go into the claim's status (KEP 4817). */
+function exclusiveDraHooks(
+  sysfs: HcaNetworkSysfs,
+  matched: readonly Matched[],
+): ResourceDraHooks<RdmaPayload> {
+  return {
+    networkData: (device) => {
+      const hca = matched.find(({ hca: candidate }) => candidate.name === device.payload?.ibdevs[0])?.hca;
+      return hca === undefined ? undefined : hcaNetworkData(sysfs, hca);
+    },
+  };
+}
+
 /**
  * Where a shared resource's HCAs sit together: all their NUMA nodes (none, i.e. unknown, when one HCA's node is
  * unknown) and the PCIe path they have in common.
@@ -202,6 +219,7 @@ export function planResources(
             devices: planExclusive(inventory, matched),
             preferredAllocation: preferred,
             cdi: { annotation: RDMA_CDI_ANNOTATION },
+            ...(options.sysfs !== undefined ? { dra: exclusiveDraHooks(options.sysfs, matched) } : {}),
           }
         : {
             name,
@@ -209,6 +227,8 @@ export function planResources(
             preferredAllocation: sharedPreferred,
             // Every ID stands for the same HCAs: one CDI device for all of them, not one per ID.
             cdi: { deviceName: () => SHARED_CDI_DEVICE, annotation: RDMA_CDI_ANNOTATION },
+            // Under DRA, one device several claims share.
+            dra: { sharing: sharedHcaSharing(resource.rdmaHcaMax ?? 0) },
           },
     );
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createSysfsFixture, type PciDeviceSpec, type SysfsFixture } from '@kdp/topology/testing';
 
 /** One port of a fixture RDMA device. */
@@ -77,9 +78,24 @@ export function addRdmaDevice(fixture: SysfsFixture, spec: RdmaDeviceSpec): void
     });
     fixture.addDevNode(`/dev/infiniband/${node.name}`, node.major, node.minor);
   }
+  const infiniband = (spec.ports[0]?.linkLayer ?? 'InfiniBand') === 'InfiniBand';
   for (const netdev of spec.netdevs ?? []) {
-    fixture.addClassDevice('net', netdev, { pciAddress, attributes: { operstate: 'up' } });
+    fixture.addClassDevice('net', netdev, {
+      pciAddress,
+      attributes: { operstate: 'up', address: fixtureHardwareAddress(netdev, infiniband) },
+    });
   }
+}
+
+/**
+ * The hardware address the fixture gives netdev `name`, from the name's SHA-256: 20 bytes for an IPoIB interface
+ * (`infiniband`: QPN and port GID, as the kernel shows them), else a locally administered 6-byte MAC.
+ */
+export function fixtureHardwareAddress(name: string, infiniband: boolean): string {
+  const bytes = [...createHash('sha256').update(name).digest()].map((b) => b.toString(16).padStart(2, '0'));
+  return (
+    infiniband ? ['80', '00', '02', '08', 'fe', '80', ...bytes.slice(0, 14)] : ['02', ...bytes.slice(0, 5)]
+  ).join(':');
 }
 
 /** Sets one port's state and phys_state in the fixture. */

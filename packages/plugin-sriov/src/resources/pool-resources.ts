@@ -1,4 +1,4 @@
-import type { LifecycleLogger, PluginDevice } from '@kdp/core';
+import type { LifecycleLogger, PluginDevice, ResourceDraHooks } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import { containerAllocation, rdmaDevicesOf } from '../allocate/container-allocation';
 import { pciDeviceInfo } from '../allocate/device-info';
@@ -7,6 +7,7 @@ import { preferVfs } from '../allocate/prefer-vfs';
 import { configWarnings, type SriovConfig, type SriovPool } from '../config';
 import type { NodeScan } from '../scan/nic-function';
 import type { Assignment, PooledFunction } from './assign-pools';
+import { readNetworkData, type NetworkDataSysfs } from './read-network-data';
 
 /** One scan as `resources` gets it: the node as read, and its functions placed into the pools. */
 export interface SriovScan {
@@ -23,6 +24,8 @@ export interface PoolResourceOptions {
   /** Where Allocate leaves the Multus device-info files. */
   readonly store: DeviceInfoStore;
   readonly logger: LifecycleLogger;
+  /** Reads sysfs for a claimed function's network state under DRA (`readNetworkData`). */
+  readonly sysfs?: NetworkDataSysfs | undefined;
 }
 
 /** The kubelet device of one pool member: ID = PCI address, NUMA node unless the pool sets excludeTopology. */
@@ -80,6 +83,7 @@ export function poolResources(
       name: resourceName,
       devices: members.map((member) => toPluginDevice(pool, member)),
       cdi: { annotation: cdiAnnotation(pool, options.defaultPrefix) },
+      ...(options.sysfs !== undefined ? { dra: draHooks(options.sysfs) } : {}),
       allocate: async ({ devices }) =>
         containerAllocation(resourceName, membersOf(devices), pool, {
           rdmaCharDevices: node.rdmaCharDevices,
@@ -114,6 +118,14 @@ export function poolResources(
     });
   }
   return { resources, excluded: assignment.excluded, warnings };
+}
+
+/** Under DRA, a claimed VF's netdev and MAC go into the claim's status (KEP 4817) and device metadata. */
+function draHooks(sysfs: NetworkDataSysfs): ResourceDraHooks<PooledFunction> {
+  return {
+    networkData: (device) =>
+      device.payload === undefined ? undefined : readNetworkData(sysfs, device.payload.fn),
+  };
 }
 
 /**

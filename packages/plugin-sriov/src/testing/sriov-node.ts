@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { SysfsFixture } from '@kdp/topology/testing';
@@ -238,8 +239,19 @@ function addNetdev(
 ): void {
   fixture.addClassDevice('net', name, {
     pciAddress: address,
-    attributes: { type: String(type), operstate: carrier ? 'up' : 'down', carrier: carrier ? '1' : '0' },
+    attributes: {
+      type: String(type),
+      operstate: carrier ? 'up' : 'down',
+      carrier: carrier ? '1' : '0',
+      address: fixtureMac(name),
+    },
   });
+}
+
+/** The hardware address the fixture gives netdev `name`: locally administered, from the name's SHA-256. */
+export function fixtureMac(name: string): string {
+  const bytes = createHash('sha256').update(name).digest().subarray(0, 5);
+  return ['02', ...[...bytes].map((b) => b.toString(16).padStart(2, '0'))].join(':');
 }
 
 /**

@@ -1,9 +1,20 @@
-import { addQuantity, compareQuantity, fraction, parseQuantity, type Quantity } from '../cel/quantity';
+import {
+  addQuantity,
+  compareQuantity,
+  fraction,
+  parseQuantity,
+  subQuantity,
+  type Quantity,
+} from '../cel/quantity';
 import type { CapacityRequestPolicy, SliceDevice } from '../dra-types';
 
 type Capacity = NonNullable<SliceDevice['capacity']>[string];
 
 const q = parseQuantity;
+
+/** `span / step`, exactly. */
+const stepsIn = (span: Quantity, step: Quantity): Quantity =>
+  fraction(span.num * step.den, span.den * step.num);
 
 /** Rounds a request up to the policy (minimum, step, next valid value); no request: the default or everything. */
 function consumedFor(requested: Quantity | undefined, capacity: Capacity): Quantity {
@@ -14,12 +25,11 @@ function consumedFor(requested: Quantity | undefined, capacity: Capacity): Quant
     const min = q(range.min);
     if (compareQuantity(requested, min) < 0) return min;
     if (range.step === undefined) return requested;
+    // min + step * ceil((requested - min) / step), exactly (upstream's inf.Dec arithmetic, any scale).
     const step = q(range.step);
-    // min + step * ceil((requested - min) / step), in whole units as upstream's int64 arithmetic.
-    const added = requested.num / requested.den - min.num / min.den;
-    const stepInt = step.num / step.den;
-    const n = added / stepInt + (added % stepInt === 0n ? 0n : 1n);
-    return fraction(min.num / min.den + stepInt * n, 1n);
+    const steps = stepsIn(subQuantity(requested, min), step);
+    const n = steps.num / steps.den + (steps.num % steps.den === 0n ? 0n : 1n);
+    return addQuantity(min, fraction(step.num * n, step.den));
   }
   for (const valid of policy?.validValues ?? []) {
     if (compareQuantity(requested, q(valid)) <= 0) return q(valid);
@@ -34,9 +44,9 @@ function violates(value: Quantity, policy: CapacityRequestPolicy | undefined): b
   if (range !== undefined) {
     if (range.max !== undefined && compareQuantity(value, q(range.max)) > 0) return true;
     if (range.step !== undefined) {
-      const min = range.min === undefined ? 0n : q(range.min).num / q(range.min).den;
-      const step = q(range.step);
-      return (value.num / value.den - min) % (step.num / step.den) !== 0n;
+      // (value - min) must be a whole number of steps, exactly.
+      const span = subQuantity(value, range.min === undefined ? fraction(0n, 1n) : q(range.min));
+      return stepsIn(span, q(range.step)).den !== 1n;
     }
     return false;
   }
