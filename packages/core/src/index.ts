@@ -18,6 +18,22 @@ export type {
   ResourceDeclaration,
   ResourceOptions,
 } from './resource-declaration';
+export type { ResourceDraHooks } from './resource-dra-hooks';
+export type {
+  ClaimConfigContext,
+  ClaimConfigEffect,
+  ClaimConfigKind,
+  ClaimConfigValue,
+  ConfigBooleanField,
+  ConfigField,
+  ConfigIntegerField,
+  ConfigObjectField,
+  ConfigRefusedField,
+  ConfigStringField,
+  ConfigStringListField,
+  ConfigStringMapField,
+  ResourceClaimConfig,
+} from './claim-config-schema';
 export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,

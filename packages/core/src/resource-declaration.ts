@@ -1,6 +1,7 @@
 import { validateResourceName } from '@kdp/api';
 import type { DeviceSource } from './device-source';
 import type { ContainerAllocation, PluginDevice } from './plugin-device';
+import type { ResourceDraHooks } from './resource-dra-hooks';
 
 /** What the allocate hook receives for one container request. */
 export interface AllocateContext<P> {
@@ -69,6 +70,8 @@ export interface ResourceDeclaration<P = unknown> {
   ) => readonly string[] | Promise<readonly string[]>;
   /** Prepares devices before a container starts (30 s budget, P-29). */
   readonly preStartContainer?: (context: PreStartContext<P>) => void | Promise<void>;
+  /** Behaviour under Dynamic Resource Allocation only (partitions, counters); the device-plugin API never sees it. */
+  readonly dra?: ResourceDraHooks<P>;
 }
 
 /** Throws the kubelet's message for a bad resource name and for hooks that do not match the declared options. */

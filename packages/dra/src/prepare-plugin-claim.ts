@@ -1,5 +1,6 @@
 import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
+import { applyClaimConfig, withConfigEnv, type AppliedClaimConfig } from './apply-claim-config';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
 import { cdiDeviceEdits } from './dra-serve-mode-devices';
 
@@ -53,7 +54,7 @@ async function allocateForCdi(
  * of the resource: DRA has no PreStartContainer.
  */
 export async function preparePluginClaim(
-  { results }: PrepareInput,
+  { results, config }: PrepareInput,
   byPool: ReadonlyMap<string, ClaimableResource>,
   driver: string,
   signal: AbortSignal,
@@ -62,13 +63,28 @@ export async function preparePluginClaim(
   const prepared: PreparedDevice[] = [];
   for (const [entry, items] of claimedDevices(results, byPool, driver)) {
     const { declaration } = entry;
-    await declaration.preStartContainer?.({
-      resource: declaration.name,
-      devices: items.map((item) => item.device),
-      unknownIds: [],
-      signal,
-    });
-    for (const { result, device } of items) {
+    // The claim's typed configuration first (it may do a device's PreStartContainer work itself: its own bitstream).
+    const applied = new Map<Claimed, AppliedClaimConfig>();
+    for (const item of items)
+      applied.set(
+        item,
+        await applyClaimConfig(
+          declaration,
+          config,
+          { request: item.result.request, device: item.device, deviceName: item.result.device },
+          signal,
+        ),
+      );
+    const rest = items.filter((item) => applied.get(item)?.prepared !== true);
+    if (rest.length > 0)
+      await declaration.preStartContainer?.({
+        resource: declaration.name,
+        devices: rest.map((item) => item.device),
+        unknownIds: [],
+        signal,
+      });
+    for (const item of items) {
+      const { result, device } = item;
       const own = await allocateForCdi(entry, [device], signal);
       if (Object.keys(own.annotations ?? {}).length > 0)
         logger.debug(
@@ -79,7 +95,10 @@ export async function preparePluginClaim(
         requestNames: [result.request],
         poolName: result.pool,
         deviceName: result.device,
-        containerEdits: cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+        containerEdits: withConfigEnv(
+          cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+          applied.get(item)?.env ?? {},
+        ),
         ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
       });
     }

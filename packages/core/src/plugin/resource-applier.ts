@@ -3,6 +3,7 @@ import { defaultAllocation } from '../container-allocation';
 import { createPushSource, type PushSource } from '../device-source';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import { defineResource, type AllocateContext, type ResourceDeclaration } from '../resource-declaration';
+import type { ResourceDraHooks } from '../resource-dra-hooks';
 import type { ResourceSet, ResourceSpec } from './define-plugin';
 import { heldExclusion, type DeviceMemory } from './device-memory';
 import type { ResourceHost } from './serve-mode';
@@ -108,6 +109,10 @@ function declareResource(
     ...(spec.preStartContainer !== undefined
       ? { preStartContainer: (context) => entry().spec.preStartContainer?.(context) }
       : {}),
+    // The DRA hooks of the spec as it is now (a configuration reload changes them without a re-registration).
+    get dra(): ResourceDraHooks<unknown> {
+      return entry().spec.dra ?? {};
+    },
   });
 }
 
