@@ -37,6 +37,8 @@ export interface PlaygroundDriverTest {
   stop(): Promise<void>;
   /** `[title, check]` of each case. */
   readonly cases: ReadonlyArray<readonly [string, () => Promise<void>]>;
+  /** The started playground and driver, for a plugin's own cases; throws before {@link PlaygroundDriverTest.start}. */
+  driver(): PlaygroundDriver;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createPlaygroundDriverTest(options: PlaygroundDriverTestOptions)
       machine?.remove();
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     },
+    driver: () => started().setup,
     cases: [
       [
         'runs a pod whose two containers name two requests, each with exactly its devices and env',

@@ -21,3 +21,14 @@ export type {
   PlaygroundDriverTestOptions,
   PlaygroundMachine,
 } from './create-playground-driver-test';
+export { kubectl } from './playground-pod-checks';
+export {
+  configuredClaimManifest,
+  createClaimPod,
+  createRefused,
+  installClaimConfigPolicy,
+  podEvent,
+  runClaimPod,
+} from './playground-config-checks';
+export type { ConfiguredClaim, RunningClaimPod } from './playground-config-checks';
+export type { PlaygroundDriver } from './start-playground-driver';

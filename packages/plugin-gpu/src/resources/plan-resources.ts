@@ -1,3 +1,4 @@
+import { gpuClaimConfig } from '../dra/gpu-claim-config';
 import type { PluginDevice } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import {
@@ -92,6 +93,8 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       allocate: ({ devices: chosen }) => allocate(chosen),
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
+      // Under DRA: the claim's GpuConfig (env, NVIDIA's time-slice interval).
+      dra: { config: gpuClaimConfig },
       ...(nvidia
         ? {
             deviceListStrategy: nvidiaDeviceListStrategy(config),
