@@ -18,4 +18,4 @@ export type { SliceAttributeValue, SliceDevice } from './pool-slices';
 export { claimConfigPolicy, claimConfigPolicyName } from './claim-config-policy';
 export type { AdmissionObject } from './claim-config-policy';
 export { ConfigFieldError, createClaimConfigDecoder } from './decode-claim-config';
-export { draDeviceName } from './dra-serve-mode-devices';
+export { draDeviceName, envSuffix } from './dra-serve-mode-devices';

@@ -1,3 +1,4 @@
+import { envSuffix } from '@kdp/dra';
 import type { ClaimConfigKind, ClaimConfigValue, ResourceClaimConfig } from '@kdp/core';
 import type { GpuKind } from '../scan/gpu';
 import type { GpuPayload } from '../resources/gpu-payload';
@@ -73,7 +74,7 @@ const vendorOf = (kind: GpuKind): keyof typeof ENV_PREFIXES =>
 
 /** The environment variable carrying a device's time-slice interval (`KDP_GPU_TIMESLICE_INTERVAL_<DEVICE>`). */
 export const timeSliceEnv = (deviceName: string): string =>
-  `KDP_GPU_TIMESLICE_INTERVAL_${deviceName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+  `KDP_GPU_TIMESLICE_INTERVAL_${envSuffix(deviceName)}`;
 
 /** The claim's GpuConfigs merged in order (later ones win, env per name). */
 function merged(config: readonly ClaimConfigValue[]): { interval?: string; env: Record<string, string> } {
