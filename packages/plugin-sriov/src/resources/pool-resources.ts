@@ -1,3 +1,4 @@
+import { vfClaimConfig } from '../dra/vf-claim-config';
 import type { LifecycleLogger, PluginDevice } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import { containerAllocation, rdmaDevicesOf } from '../allocate/container-allocation';
@@ -80,6 +81,8 @@ export function poolResources(
       name: resourceName,
       devices: members.map((member) => toPluginDevice(pool, member)),
       cdi: { annotation: cdiAnnotation(pool, options.defaultPrefix) },
+      // Under DRA: a claim's VfConfig (the driver it needs) is checked against the VF.
+      dra: { config: vfClaimConfig(resourceName) },
       allocate: async ({ devices }) =>
         containerAllocation(resourceName, membersOf(devices), pool, {
           rdmaCharDevices: node.rdmaCharDevices,
