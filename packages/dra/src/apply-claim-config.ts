@@ -27,13 +27,16 @@ export function driverConfigKinds(declarations: Iterable<AnyResourceDeclaration>
 }
 
 /**
- * The decoder of a driver's opaque configuration: the kinds its resources take now (`kinds()`), strictly; undefined
- * while none takes any, so that an opaque entry fails the claim as for a driver without configuration.
+ * Decodes an opaque configuration entry of a plugin's driver strictly with the kinds its resources take now; a
+ * driver whose resources take none refuses every entry, as a driver without configuration.
  */
-export function pluginConfigDecoder(
-  kinds: () => readonly ClaimConfigKind[],
-): ((parameters: unknown) => ClaimConfigValue) | undefined {
-  return kinds().length === 0 ? undefined : (parameters) => createClaimConfigDecoder(kinds())(parameters);
+export function decodePluginConfig(
+  kinds: readonly ClaimConfigKind[],
+  driver: string,
+  parameters: unknown,
+): ClaimConfigValue {
+  if (kinds.length === 0) throw new Error(`driver ${driver} takes no opaque configuration`);
+  return createClaimConfigDecoder(kinds)(parameters);
 }
 
 /**

@@ -10,7 +10,7 @@ import type { DraMetrics } from './dra-metrics';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SliceDevice } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
-import { driverConfigKinds, pluginConfigDecoder } from './apply-claim-config';
+import { decodePluginConfig, driverConfigKinds } from './apply-claim-config';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
 /** One plugin served as one DRA driver. */
@@ -106,13 +106,12 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         nodeName,
         driver: {
           // The configuration kinds of the resources served now (`ResourceDraHooks.config`).
-          decodeConfig: (parameters) => {
-            const decode = pluginConfigDecoder(() =>
+          decodeConfig: (parameters) =>
+            decodePluginConfig(
               driverConfigKinds([...pools.byPool.values()].map((r) => r.declaration)),
-            );
-            if (decode === undefined) throw new Error(`driver ${name} takes no opaque configuration`);
-            return decode(parameters);
-          },
+              name,
+              parameters,
+            ),
           prepare: (input) => preparePluginClaim(input, pools.byPool, name, options.signal, logger),
         },
         claims: createKubeClaimReader({ access, discovery }),
