@@ -6,6 +6,7 @@ export interface ConfigStringField {
   readonly enum?: readonly string[];
   readonly pattern?: string;
   readonly maxLength?: number;
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -14,12 +15,14 @@ export interface ConfigIntegerField {
   readonly type: 'integer';
   readonly minimum?: number;
   readonly maximum?: number;
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
 /** A boolean field. */
 export interface ConfigBooleanField {
   readonly type: 'boolean';
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -28,6 +31,7 @@ export interface ConfigObjectField {
   readonly type: 'object';
   readonly fields: Readonly<Record<string, ConfigField>>;
   readonly required?: readonly string[];
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -39,6 +43,7 @@ export interface ConfigStringMapField {
   readonly reservedKeys?: readonly string[];
   readonly reservedMessage?: string;
   readonly maxEntries?: number;
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -47,6 +52,7 @@ export interface ConfigStringListField {
   readonly type: 'stringList';
   readonly items: ConfigStringField;
   readonly maxItems?: number;
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -54,6 +60,7 @@ export interface ConfigStringListField {
 export interface ConfigRefusedField {
   readonly type: 'refused';
   readonly message: string;
+  /** What the field means (for docs). */
   readonly description?: string;
 }
 
@@ -73,26 +80,34 @@ export type ConfigField =
  * its ValidatingAdmissionPolicy.
  */
 export interface ClaimConfigKind {
+  /** `<group>/<version>` (`gpu.kdp.dev/v1alpha1`). */
   readonly apiVersion: string;
+  /** The kind (`GpuConfig`). */
   readonly kind: string;
+  /** Its fields besides `apiVersion` and `kind`. */
   readonly schema: ConfigObjectField;
 }
 
 /** A decoded configuration: its kind and its fields as the claim gave them (checked against the kind's schema). */
 export interface ClaimConfigValue {
+  /** One of the resource's kinds' `apiVersion`. */
   readonly apiVersion: string;
+  /** Its `kind`. */
   readonly kind: string;
   readonly [field: string]: unknown;
 }
 
 /** What the apply hook receives: one device of the resource and the configurations that apply to it. */
 export interface ClaimConfigContext<P> {
+  /** The resource name. */
   readonly resource: string;
+  /** The plugin device being prepared. */
   readonly device: PluginDevice<P>;
   /** Its DRA device name (`<NAME>_<DEVICE>` variables use it). */
   readonly deviceName: string;
   /** The decoded configurations for the device's request, of this resource's kinds, class ones first (later win). */
   readonly config: readonly ClaimConfigValue[];
+  /** Aborts when the plugin stops. */
   readonly signal: AbortSignal;
 }
 
