@@ -220,7 +220,7 @@ describe('RBAC: what the driver sends, nothing more', () => {
 });
 
 describe('the ValidatingAdmissionPolicy: each driver writes only its own node’s slices of its own driver', () => {
-  const policy = find(gpuObjects, 'ValidatingAdmissionPolicy');
+  const policy = find(gpuObjects, 'ValidatingAdmissionPolicy', 'kdp-dra-driver-resourceslices');
   const spec = policy['spec'] as Mapping;
   const variables = new Map(
     (spec['variables'] as { name: string; expression: string }[]).map((v) => [v.name, v.expression]),
@@ -238,7 +238,7 @@ describe('the ValidatingAdmissionPolicy: each driver writes only its own node’
         resources: ['resourceslices'],
       },
     ]);
-    const binding = find(gpuObjects, 'ValidatingAdmissionPolicyBinding');
+    const binding = find(gpuObjects, 'ValidatingAdmissionPolicyBinding', 'kdp-dra-driver-resourceslices');
     expect(binding['spec']).toEqual({ policyName: policy.metadata.name, validationActions: ['Deny'] });
   });
 

@@ -33,6 +33,21 @@ export type {
   ResourceDraHooks,
   SharedCapacity,
 } from './resource-dra-hooks';
+export type {
+  ClaimConfigContext,
+  ClaimConfigEffect,
+  ClaimConfigKind,
+  ClaimConfigValue,
+  ConfigBooleanField,
+  ConfigField,
+  ConfigIntegerField,
+  ConfigObjectField,
+  ConfigRefusedField,
+  ConfigStringField,
+  ConfigStringListField,
+  ConfigStringMapField,
+  ResourceClaimConfig,
+} from './claim-config-schema';
 export type { ResourceStatus } from './resource-runtime';
 export type {
   ContainerAllocation,

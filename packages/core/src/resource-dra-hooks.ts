@@ -1,3 +1,4 @@
+import type { ResourceClaimConfig } from './claim-config-schema';
 import type { ContainerAllocation, PluginDevice } from './plugin-device';
 
 /** A named set of counters a pool offers its devices (KEP 4815 `sharedCounters`); counters are quantities. */
@@ -64,6 +65,11 @@ export interface ResourceDraHooks<P = unknown> {
   readonly networkData?:
     | ((device: PluginDevice<P>) => DeviceNetworkData | undefined | Promise<DeviceNetworkData | undefined>)
     | undefined;
+  /**
+   * The typed per-claim configuration the resource takes (`opaque.parameters` of its driver) and how it applies at
+   * prepare. Absent: an opaque configuration for a device of this resource fails the claim.
+   */
+  readonly config?: ResourceClaimConfig<P>;
 }
 
 /** What a resource's DRA `prepare` hook receives: one claim's devices of the resource. */

@@ -1,4 +1,5 @@
 import { baseRequestName } from './base-request-name';
+import { ConfigFieldError } from './decode-claim-config';
 import { messageOf } from './message-of';
 import type { DeviceAllocationConfiguration, DeviceRequestAllocationResult } from './resource-claim';
 
@@ -47,6 +48,11 @@ export function checkClaimConfig(
     try {
       parameters = decode(entry.opaque.parameters);
     } catch (error) {
+      // A field's problem names its path under the parameters (`….opaque.parameters.sharing.intervl: unknown field`).
+      if (error instanceof ConfigFieldError)
+        throw new Error(
+          `${field}.opaque.parameters${error.path === '' ? '' : `.${error.path}`}: ${error.reason}`,
+        );
       throw new Error(`${field}.opaque.parameters: ${messageOf(error)}`);
     }
     config.push({ source: entry.source, requests: [...requests], parameters });

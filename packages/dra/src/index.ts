@@ -15,3 +15,7 @@ export { toSliceDevice } from './dra-serve-mode-devices';
 export type { DraPluginEvent } from './dra-plugin';
 export type { SlicePublisherEvent } from './slice-publisher-event';
 export type { SliceAttributeValue, SliceDevice, SliceDeviceTaint } from './pool-slices';
+export { claimConfigPolicy, claimConfigPolicyName } from './claim-config-policy';
+export type { AdmissionObject } from './claim-config-policy';
+export { ConfigFieldError, createClaimConfigDecoder } from './decode-claim-config';
+export { draDeviceName, envSuffix } from './dra-serve-mode-devices';

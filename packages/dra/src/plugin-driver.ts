@@ -14,6 +14,7 @@ import { createDeviceMetadataWriter } from './device-metadata';
 import { createResourceApiDiscovery } from './resource-api-discovery';
 import type { SlicePoolEntry } from './pool-slices';
 import { preparePluginClaim } from './prepare-plugin-claim';
+import { decodePluginConfig, driverConfigKinds } from './apply-claim-config';
 import { unpreparePluginClaim } from './unprepare-plugin-claim';
 import { createSlicePublisher, type SlicePublisher, type SlicePublisherEvent } from './slice-publisher';
 
@@ -121,6 +122,13 @@ export function createPluginDriver(options: PluginDriverOptions): PluginDriver {
         driverName: name,
         nodeName,
         driver: {
+          // The configuration kinds of the resources served now (`ResourceDraHooks.config`).
+          decodeConfig: (parameters) =>
+            decodePluginConfig(
+              driverConfigKinds([...pools.byPool.values()].map((r) => r.declaration)),
+              name,
+              parameters,
+            ),
           async prepare(input) {
             const output = await preparePluginClaim(
               input,

@@ -1,5 +1,6 @@
 import type { Logger } from '@kdp/base';
 import type { AnyResourceDeclaration, ContainerAllocation, PluginDevice } from '@kdp/core';
+import { applyClaimConfig, withConfigEnv, type AppliedClaimConfig } from './apply-claim-config';
 import type { PreparedDevice, PrepareInput, PrepareOutput } from './dra-driver';
 import { withDeviceMetadata, type PreparedSource } from './claim-device-metadata';
 import type { DeviceMetadataWriter } from './device-metadata';
@@ -65,7 +66,7 @@ async function allocateForCdi(
  * metadata files are written and mounted into its containers (`withDeviceMetadata`).
  */
 export async function preparePluginClaim(
-  { claim, results }: PrepareInput,
+  { claim, results, config }: PrepareInput,
   byPool: ReadonlyMap<string, ClaimableResource>,
   driver: string,
   signal: AbortSignal,
@@ -76,19 +77,34 @@ export async function preparePluginClaim(
   const sources: PreparedSource[] = [];
   for (const [entry, items] of claimedDevices(results, byPool, driver)) {
     const { declaration } = entry;
-    await declaration.preStartContainer?.({
-      resource: declaration.name,
-      devices: items.map((item) => item.device),
-      unknownIds: [],
-      signal,
-    });
+    // The claim's typed configuration first (it may do a device's PreStartContainer work itself: its own bitstream).
+    const applied = new Map<Claimed, AppliedClaimConfig>();
+    for (const item of items)
+      applied.set(
+        item,
+        await applyClaimConfig(
+          declaration,
+          config,
+          { request: item.result.request, device: item.device, deviceName: item.result.device },
+          signal,
+        ),
+      );
+    const rest = items.filter((item) => applied.get(item)?.prepared !== true);
+    if (rest.length > 0)
+      await declaration.preStartContainer?.({
+        resource: declaration.name,
+        devices: rest.map((item) => item.device),
+        unknownIds: [],
+        signal,
+      });
     const made = await declaration.dra?.prepare?.({
       resource: declaration.name,
       devices: items.map((item) => item.device),
       claimUid: claim.metadata.uid,
       signal,
     });
-    for (const [i, { result, device }] of items.entries()) {
+    for (const [i, item] of items.entries()) {
+      const { result, device } = item;
       const own = made?.[i] ?? (await allocateForCdi(entry, [device], signal));
       if (Object.keys(own.annotations ?? {}).length > 0)
         logger.debug(
@@ -103,7 +119,10 @@ export async function preparePluginClaim(
           declaration,
           device,
           result,
-          cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+          withConfigEnv(
+            cdiDeviceEdits(own, declaration.deviceListEnv?.([device]) ?? {}, result.device),
+            applied.get(item)?.env ?? {},
+          ),
         ),
         ...((own.cdiDevices?.length ?? 0) > 0 ? { cdiDeviceIds: [...(own.cdiDevices ?? [])] } : {}),
         ...(result.shareID !== undefined ? { shareId: result.shareID } : {}),

@@ -1,10 +1,12 @@
-import { Code, DevicePluginError } from '@kdp/core';
+import { Code, DevicePluginError, type PreStartContext } from '@kdp/core';
 import { definePlugin } from '@kdp/core/plugin';
 import packageJson from '../package.json';
 import { createRegionProgrammer, type RegionProgrammer } from './allocate/region-programmer';
 import { intelFpgaCompat } from './compat/intel-fpga';
 import { xilinxFpgaCompat } from './compat/xilinx-fpga';
-import { fpgaConfigSchema } from './config';
+import { fpgaConfigSchema, type ProgrammingRule } from './config';
+import { fpgaClaimConfig } from './dra/fpga-claim-config';
+import type { FpgaPayload } from './resources/fpga-payload';
 import { fpgaFeatures } from './features/fpga-features';
 import { planResources } from './resources/plan-resources';
 import { fpgaChangeProbe } from './scan/fpga-change-probe';
@@ -45,17 +47,29 @@ export function createFpgaPlugin() {
     },
     resources: (scan, ctx) => {
       const { config, state } = ctx;
-      return planResources(scan, config, async (rule, { resource, devices, unknownIds, signal }) => {
+      const programmer = (): RegionProgrammer => state.programmer(config.bitstreamDir);
+      const claimConfig = (rule: ProgrammingRule | undefined) =>
+        fpgaClaimConfig({
+          rule,
+          bitstreamDir: config.bitstreamDir,
+          program: (claimRule, devices, signal) => programmer().prepare(claimRule, devices, signal),
+          programmed: () => ctx.rescan(),
+        });
+      const prepare = async (
+        rule: ProgrammingRule,
+        { resource, devices, unknownIds, signal }: PreStartContext<FpgaPayload>,
+      ): Promise<void> => {
         if (unknownIds.length > 0) {
           throw new DevicePluginError(
             Code.NotFound,
             `fpga-device-plugin: unknown ${resource} devices: ${unknownIds.join(', ')}`,
           );
         }
-        const outcomes = await state.programmer(config.bitstreamDir).prepare(rule, devices, signal);
+        const outcomes = await programmer().prepare(rule, devices, signal);
         // The new afu_id is advertised at once rather than at the next poll.
         if (outcomes.some((outcome) => outcome.action === 'programmed')) ctx.rescan();
-      });
+      };
+      return planResources(scan, config, prepare, claimConfig);
     },
     features: (set) => fpgaFeatures(set),
   });

@@ -268,12 +268,12 @@ describe('gpu-device-plugin serve --mode dra against kubelet-sim', () => {
     await unprepared;
   });
 
-  it('fails the prepare of a claim with an opaque configuration for the driver, naming the field', async () => {
+  it('fails the prepare of a claim whose opaque configuration is no GpuConfig, naming the field', async () => {
     claim('configured', nameOf(NVIDIA_UUIDS['0000:04:00.0']), 'uid-conf', [
       { source: 'FromClaim', requests: ['gpu'], opaque: { driver: DRIVER, parameters: { sharing: 'mps' } } },
     ]);
     await expect(sim.prepareClaims({ name: 'pod-conf', uid: 'uid-conf' }, ['configured'])).rejects.toThrow(
-      /status\.allocation\.devices\.config\[0\]\.opaque\.parameters: driver gpu\.kdp\.dev takes no opaque configuration/,
+      /status\.allocation\.devices\.config\[0\]\.opaque\.parameters\.apiVersion: required field/,
     );
     await sim.deletePod('pod-conf').catch(() => undefined);
   });

@@ -124,9 +124,13 @@ function currentDraHooks(entry: () => Entry): ResourceDraHooks<unknown> {
     get sharing() {
       return entry().spec.dra?.sharing;
     },
-    // Present only where the spec has them: a resource without them shares nothing and reports no network data.
+    // Present only where the spec has them: a resource without them shares nothing, reports no network data and
+    // takes no claim configuration (a configuration reload changes them without a re-registration).
     get networkData() {
       return entry().spec.dra?.networkData;
+    },
+    get config() {
+      return entry().spec.dra?.config;
     },
   };
 }

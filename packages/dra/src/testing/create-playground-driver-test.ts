@@ -18,6 +18,8 @@ export interface PlaygroundDriverTestOptions extends PlaygroundSessionOptions {
 export interface PlaygroundDriverTest extends Pick<PlaygroundSession, 'start' | 'stop'> {
   /** `[title, check]` of each case. */
   readonly cases: ReadonlyArray<readonly [string, () => Promise<void>]>;
+  /** The started playground and driver, for a plugin's own cases; throws before {@link PlaygroundDriverTest.start}. */
+  driver(): PlaygroundDriver;
 }
 
 /**
@@ -36,6 +38,7 @@ export function createPlaygroundDriverTest(options: PlaygroundDriverTestOptions)
   return {
     start: () => session.start(),
     stop: () => session.stop(),
+    driver: () => started().setup,
     cases: [
       [
         'runs a pod whose two containers name two requests, each with exactly its devices and env',

@@ -38,3 +38,12 @@ export { checkSharedDevice } from './playground-share-checks';
 export type { SharedDeviceCheckOptions, SharedResultJson } from './playground-share-checks';
 export { runClaimForStatus } from './playground-network-checks';
 export type { NetworkClaimJson, NetworkClaimOptions } from './playground-network-checks';
+export {
+  configuredClaimManifest,
+  createClaimPod,
+  createRefused,
+  installClaimConfigPolicy,
+  podEvent,
+  runClaimPod,
+} from './playground-config-checks';
+export type { ConfiguredClaim, RunningClaimPod } from './playground-config-checks';

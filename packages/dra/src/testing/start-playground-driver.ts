@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AnyPluginDefinition, MultiPluginProgram } from '@kdp/core/plugin';
 import { startPluginRun, type PluginRun } from '@kdp/core/testing';
@@ -30,8 +30,13 @@ export interface PlaygroundDriver {
   readonly kubeconfig: string;
   /** The directory the driver writes its CDI specs to. */
   readonly cdiDir: string;
-  /** The driver's run. */
+  /** The driver's run (a new one after {@link PlaygroundDriver.reboot}). */
   readonly run: PluginRun;
+  /**
+   * Reboots the driver's node as far as the driver sees it: the driver stops, the boot ID changes, the CDI
+   * directory (a tmpfs) is emptied, and the driver starts again; resolves once it is registered again.
+   */
+  reboot(): Promise<void>;
   /** Stops the driver and the playground. */
   stop(): Promise<void>;
 }
@@ -65,24 +70,28 @@ export async function startPlaygroundDriver(options: PlaygroundDriverOptions): P
     token: playground.token,
     caData: playground.caData,
   });
-  const connected = node.sim.waitFor(
-    'dra-connection',
-    (e) => e.driver === options.driver && e.connected,
-    30_000,
-  );
-  const mode = createDraServeMode({
-    sliceDebounceMs: 10,
-    ...(ownProcRoot === undefined ? {} : { procRoot: ownProcRoot }),
-  });
-  const run = startPluginRun(
-    options.plugin,
-    [
-      ...['serve', '--mode', 'dra', ...options.flags, '--node-name', node.name, '--kubeconfig', kubeconfig],
-      ...['--cdi-dir', cdiDir, '--plugins-registry-dir', node.pluginsRegistryDir],
-      ...['--dra-plugins-dir', draPluginsDir],
-    ],
-    { modes: { dra: mode } },
-  );
+  const connection = () =>
+    node.sim.waitFor('dra-connection', (e) => e.driver === options.driver && e.connected, 30_000);
+  const connected = connection();
+  const launch = (): PluginRun =>
+    startPluginRun(
+      options.plugin,
+      [
+        ...['serve', '--mode', 'dra', ...options.flags, '--node-name', node.name, '--kubeconfig', kubeconfig],
+        ...['--cdi-dir', cdiDir, '--plugins-registry-dir', node.pluginsRegistryDir],
+        ...['--dra-plugins-dir', draPluginsDir],
+      ],
+      {
+        modes: {
+          dra: createDraServeMode({
+            sliceDebounceMs: 10,
+            ...(ownProcRoot === undefined ? {} : { procRoot: ownProcRoot }),
+          }),
+        },
+      },
+    );
+  let run = launch();
+  let boots = 1;
   const stop = async (): Promise<void> => {
     await run.stop();
     await playground.close();
@@ -94,7 +103,29 @@ export async function startPlaygroundDriver(options: PlaygroundDriverOptions): P
     await stop();
     throw new Error(`${(err as Error).message}\ndriver stderr:\n${run.stderr()}`, { cause: err });
   }
-  return { playground, nodeName: node.name, kubeconfig, cdiDir, run, stop };
+  return {
+    playground,
+    nodeName: node.name,
+    kubeconfig,
+    cdiDir,
+    get run() {
+      return run;
+    },
+    async reboot() {
+      await run.stop();
+      boots += 1;
+      writeFileSync(
+        join(bootIdDir, 'boot_id'),
+        `b0b0b0b0-0000-4000-8000-${String(boots).padStart(12, '0')}\n`,
+      );
+      rmSync(cdiDir, { recursive: true, force: true });
+      mkdirSync(cdiDir, { recursive: true });
+      const again = connection();
+      run = launch();
+      await again;
+    },
+    stop,
+  };
 }
 
 /** Resolves once a ResourceSlice of `driver` on `nodeName` with devices is stored; rejects after 30 s. */

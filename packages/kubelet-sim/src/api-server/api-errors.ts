@@ -154,3 +154,31 @@ export const successStatus = (resource: string, group: string, name: string, uid
   details: { name, group, kind: resource, uid },
   code: 200,
 });
+
+/** The HTTP code of a ValidatingAdmissionPolicy validation's `reason`, as kube-apiserver maps it. */
+const admissionCodes: Readonly<Record<string, number>> = {
+  Unauthorized: 401,
+  Forbidden: 403,
+  Invalid: 422,
+  RequestEntityTooLarge: 413,
+};
+
+/**
+ * A request a ValidatingAdmissionPolicy denied, as kube-apiserver words it (so kubectl shows it):
+ * `<resource>.<group> "<name>" is forbidden: ValidatingAdmissionPolicy '<policy>' with binding '<binding>' denied
+ * request: <message>`, with the validation's reason (default Invalid, 422) and code.
+ */
+export const admissionDenied = (
+  resource: string,
+  group: string,
+  name: string,
+  denial: { policy: string; binding: string; message: string; reason: string },
+): ApiError => {
+  const message = `ValidatingAdmissionPolicy '${denial.policy}' with binding '${denial.binding}' denied request: ${denial.message}`;
+  return failure(
+    admissionCodes[denial.reason] ?? 422,
+    denial.reason,
+    `${qualifiedResource(resource, group)} "${name}" is forbidden: ${message}`,
+    { name, group, kind: resource, causes: [{ reason: '', message, field: '' }] },
+  );
+};

@@ -23,6 +23,9 @@ describe('the API server surface kubectl uses', () => {
       paths: {
         'api/v1': { serverRelativeURL: '/openapi/v3/api/v1' },
         'apis/resource.k8s.io/v1': { serverRelativeURL: '/openapi/v3/apis/resource.k8s.io/v1' },
+        'apis/admissionregistration.k8s.io/v1': {
+          serverRelativeURL: '/openapi/v3/apis/admissionregistration.k8s.io/v1',
+        },
       },
     });
     const doc = (await call('GET', '/openapi/v3/apis/resource.k8s.io/v1')).body as {
@@ -137,7 +140,10 @@ describe('the API server surface kubectl uses', () => {
   it('serves only the configured resource.k8s.io versions, converting at the boundary', async () => {
     server = await createApiServer({ resourceApiVersions: ['v1beta1'] });
     expect((await call('GET', '/apis')).body).toMatchObject({
-      groups: [{ versions: [{ version: 'v1beta1' }], preferredVersion: { version: 'v1beta1' } }],
+      groups: [
+        { versions: [{ version: 'v1beta1' }], preferredVersion: { version: 'v1beta1' } },
+        { name: 'admissionregistration.k8s.io' },
+      ],
     });
     expect((await call('GET', '/apis/resource.k8s.io/v1')).status).toBe(404);
     expect((await call('GET', '/apis/resource.k8s.io/v1/resourceslices')).status).toBe(404);

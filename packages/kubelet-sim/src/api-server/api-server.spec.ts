@@ -60,11 +60,22 @@ describe('kubelet-sim API server', () => {
     await server.close();
   });
 
-  it('serves discovery for resource.k8s.io/v1 and core v1', async () => {
+  it('serves discovery for resource.k8s.io/v1, admissionregistration.k8s.io/v1 and core v1', async () => {
     expect((await call('GET', '/apis')).body).toMatchObject({
       kind: 'APIGroupList',
-      groups: [{ name: 'resource.k8s.io', preferredVersion: { groupVersion: 'resource.k8s.io/v1' } }],
+      groups: [
+        { name: 'resource.k8s.io', preferredVersion: { groupVersion: 'resource.k8s.io/v1' } },
+        {
+          name: 'admissionregistration.k8s.io',
+          preferredVersion: { groupVersion: 'admissionregistration.k8s.io/v1' },
+        },
+      ],
     });
+    const admission = (await call('GET', '/apis/admissionregistration.k8s.io/v1')).body;
+    expect((admission['resources'] as Array<{ name: string }>).map((r) => r.name)).toEqual([
+      'validatingadmissionpolicies',
+      'validatingadmissionpolicybindings',
+    ]);
     expect((await call('GET', '/api')).body).toMatchObject({ kind: 'APIVersions', versions: ['v1'] });
     const list = (await call('GET', '/apis/resource.k8s.io/v1')).body;
     const names = (list['resources'] as Array<{ name: string }>).map((r) => r.name);

@@ -1,5 +1,5 @@
 import { resourceTypes, type ResourceType } from './object-store';
-import { resourceGroup, resourceGroupVersion } from './resource-target';
+import { admissionGroup, resourceGroup, resourceGroupVersion } from './resource-target';
 import type { ResourceApiVersion } from './resource-version-conversion';
 
 const verbsOf = (type: ResourceType): string[] =>
@@ -36,6 +36,12 @@ const apiGroup = (served: readonly ResourceApiVersion[]): unknown => {
   return { name: resourceGroup, versions, preferredVersion: versions[0] };
 };
 
+const admissionApiGroup = {
+  name: admissionGroup,
+  versions: [{ groupVersion: `${admissionGroup}/v1`, version: 'v1' }],
+  preferredVersion: { groupVersion: `${admissionGroup}/v1`, version: 'v1' },
+};
+
 /**
  * The body of a GET on a discovery path (`/version`, `/api`, `/apis`, …), or `undefined` for any other path;
  * `served`: the resource.k8s.io versions, preferred first.
@@ -64,7 +70,11 @@ export function discoveryDocument(
         serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: host }],
       };
     case '/apis':
-      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup(served)] };
+      return { kind: 'APIGroupList', apiVersion: 'v1', groups: [apiGroup(served), admissionApiGroup] };
+    case `/apis/${admissionGroup}`:
+      return { kind: 'APIGroup', apiVersion: 'v1', ...admissionApiGroup };
+    case `/apis/${admissionGroup}/v1`:
+      return resourceList(`${admissionGroup}/v1`, admissionGroup);
     case `/apis/${resourceGroup}`:
       return { kind: 'APIGroup', apiVersion: 'v1', ...(apiGroup(served) as object) };
     case '/api/v1':

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock, type Clock } from '@kdp/base';
 import { alreadyExists, invalid, notFound, type StatusCause } from './api-errors';
+import { createAdmission, type AdmissionRequest } from './admission-policies';
 import { createChangeLog } from './change-log';
 import { type ListOptions, listMatcher } from './list-matcher';
 import { mergePatch } from './merge-patch';
@@ -89,6 +90,7 @@ function updatedObject(
   old: KubeObject,
   subresource: 'status' | undefined,
   context: ValidationContext,
+  admit: (request: AdmissionRequest) => void,
 ): KubeObject {
   const name = object.metadata?.name ?? '';
   if (subresource === 'status') {
@@ -100,6 +102,7 @@ function updatedObject(
   const next: KubeObject = structuredClone(object);
   if (type.statusSubresource) next['status'] = structuredClone(old['status']);
   failOn(type, name, type.validate(next, old, context));
+  admit({ type, operation: 'UPDATE', object: withType(type, next), oldObject: withType(type, old) });
   return next;
 }
 
@@ -120,6 +123,8 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
   const timestamp = (): string =>
     new Date(Math.floor(clock.now() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   const log = createChangeLog({ limit: historyLimit });
+  // Validating admission policies (stored here too) run after an object's validation, as kube-apiserver's do.
+  const admit = createAdmission((plural) => [...bucket(plural).values()]);
 
   const bucket = (resource: string): Map<string, KubeObject> => {
     let map = objects.get(resource);
@@ -157,6 +162,7 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
       const candidate: KubeObject = { ...structuredClone(object), metadata: meta };
       if (type.statusSubresource) delete candidate['status'];
       failOn(type, meta.name ?? '', type.validate(candidate, undefined, context));
+      admit({ type, operation: 'CREATE', object: withType(type, candidate), oldObject: undefined });
       if (type.createStatus !== undefined) candidate['status'] = type.createStatus(candidate);
       const key = keyOf(type, meta.name ?? '', meta.namespace);
       if (bucket(resource).has(key)) throw alreadyExists(resource, type.group, meta.name ?? '');
@@ -189,7 +195,7 @@ export function createObjectStore(options: ObjectStoreOptions = {}): ObjectStore
         : undefined;
       const old = current(type, name, namespace);
       checkUpdatePreconditions(type, object, old);
-      const next = updatedObject(type, object, old, options.subresource, context);
+      const next = updatedObject(type, object, old, options.subresource, context, admit);
       // A dry run answers what would be stored, at the version it replaces.
       const rv = options.dryRun === true ? undefined : log.next();
       const stored = withType(type, {

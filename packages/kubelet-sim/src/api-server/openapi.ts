@@ -62,6 +62,7 @@ export function openApiDocument(path: string, served: OpenApiVersions): unknown 
   const groupVersions: Array<{ group: string; version: string }> = [
     { group: '', version: 'v1' },
     ...served.resourceVersions.map((version) => ({ group: 'resource.k8s.io', version })),
+    { group: 'admissionregistration.k8s.io', version: 'v1' },
   ];
   if (path === '/openapi/v3') {
     return {

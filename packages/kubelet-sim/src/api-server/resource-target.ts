@@ -6,6 +6,9 @@ export const resourceGroup = 'resource.k8s.io';
 /** The version of {@link resourceGroup} the API server stores (and serves by default). */
 export const resourceGroupVersion = 'v1';
 
+/** The group of the admission policies the API server serves (`v1` only). */
+export const admissionGroup = 'admissionregistration.k8s.io';
+
 /** The parsed target of a resource request. */
 export interface ResourceTarget {
   readonly type: ResourceType;
@@ -53,7 +56,9 @@ export function resolveResourceTarget(
   if (segments[0] === 'api' && segments[1] === 'v1') target = parseTarget(segments.slice(2), 'v1');
   else if (segments[0] === 'apis' && segments[1] === resourceGroup && served.includes(version))
     target = parseTarget(segments.slice(3), version);
-  if (target === undefined || target.type.group !== (segments[0] === 'api' ? '' : resourceGroup)) {
+  else if (segments[0] === 'apis' && segments[1] === admissionGroup && segments[2] === 'v1')
+    target = parseTarget(segments.slice(3), 'v1');
+  if (target === undefined || target.type.group !== (segments[0] === 'api' ? '' : segments[1])) {
     return undefined;
   }
   return target;

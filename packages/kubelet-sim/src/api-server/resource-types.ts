@@ -10,6 +10,7 @@ import {
   validateResourceSlice,
   type ValidationContext,
 } from './validation';
+import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from './admission-policy-validation';
 
 export type { ValidationContext } from './validation';
 
@@ -141,6 +142,28 @@ export const resourceTypes: Readonly<Record<string, ResourceType>> = {
     },
     statusSubresource: false,
     validate: (o) => validateEvent(o),
+  },
+  validatingadmissionpolicies: {
+    plural: 'validatingadmissionpolicies',
+    singular: 'validatingadmissionpolicy',
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicy',
+    namespaced: false,
+    fields: {},
+    statusSubresource: false,
+    validate: (o) => validateAdmissionPolicy(o),
+  },
+  validatingadmissionpolicybindings: {
+    plural: 'validatingadmissionpolicybindings',
+    singular: 'validatingadmissionpolicybinding',
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    namespaced: false,
+    fields: {},
+    statusSubresource: false,
+    validate: (o) => validateAdmissionPolicyBinding(o),
   },
   nodes: {
     plural: 'nodes',

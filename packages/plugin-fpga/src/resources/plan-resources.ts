@@ -3,6 +3,7 @@ import {
   type DeviceNode,
   type PluginDevice,
   type PreStartContext,
+  type ResourceClaimConfig,
 } from '@kdp/core';
 import type { ExcludedDevice, ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import { allocateFpgas } from '../allocate/allocate-fpgas';
@@ -24,6 +25,9 @@ import {
 /** Loads a rule's AFU into the devices of a container about to start (a region resource's PreStartContainer). */
 export type RegionPreparer = (rule: ProgrammingRule, context: PreStartContext<FpgaPayload>) => Promise<void>;
 
+/** The claim configuration (DRA) of a region resource, given its programming rule. */
+export type RegionClaimConfig = (rule: ProgrammingRule | undefined) => ResourceClaimConfig<FpgaPayload>;
+
 /** The resources of one scan (sorted by name, devices by ID), with what was seen but not advertised. */
 export interface FpgaResourcePlan extends ResourceSet {
   readonly resources: readonly ResourceSpec<FpgaPayload>[];
@@ -41,7 +45,12 @@ const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1
  * A device whose name cannot be made (empty or malformed ID, invalid name) goes to `excluded` with the reason.
  * A region resource with a programming rule gets a PreStartContainer hook calling `prepare` (when given).
  */
-export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPreparer): FpgaResourcePlan {
+export function planResources(
+  scan: FpgaScan,
+  config: Config,
+  prepare?: RegionPreparer,
+  claimConfig?: RegionClaimConfig,
+): FpgaResourcePlan {
   const excluded: ExcludedDevice[] = [...scan.excluded];
   const groups = new Map<string, PluginDevice<FpgaPayload>[]>();
   const add = (named: ResourceNameResult, path: string, device: PluginDevice<FpgaPayload>): void => {
@@ -108,6 +117,10 @@ export function planResources(scan: FpgaScan, config: Config, prepare?: RegionPr
       allocate: ({ devices: held }) => allocateFpgas(held, rule?.afuId, asIntel),
       preferredAllocation: preferred,
       ...(rule && prepare ? { preStartContainer: (context) => prepare(rule, context) } : {}),
+      // Under DRA an Intel region takes a claim's own bitstream (FpgaConfig).
+      ...(claimConfig && name.startsWith(`${INTEL_FPGA_DOMAIN}/region-`)
+        ? { dra: { config: claimConfig(rule) } }
+        : {}),
     };
   });
   return { resources, excluded, warnings: scan.warnings };

@@ -1,3 +1,4 @@
+import { gpuClaimConfig } from '../dra/gpu-claim-config';
 import type { PluginDevice } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import {
@@ -98,8 +99,10 @@ export function planResources(scan: GpuScan, config: GpuConfig): ResourceSet {
       preferredAllocation: preferredAllocation(replicas),
       cdi: { deviceName: (device) => gpuCdiName(device, deviceIDStrategy) },
       // Under DRA, a GPU lost by an Xid evicts its pods, MI300-class GPUs and their compute partitions share
-      // counters, and a time-sliced GPU is one device claims share by capacity (the device-plugin API ignores all).
+      // counters, and a time-sliced GPU is one device claims share by capacity;
+      // a claim's GpuConfig sets env and NVIDIA's time-slice interval (the device-plugin API ignores all).
       dra: {
+        config: gpuClaimConfig,
         taintEffect: xidTaintEffect,
         ...(amd ? { pool: amdDraPool } : {}),
         ...(sharing !== undefined ? { sharing } : {}),

@@ -6,3 +6,5 @@ export { rootFlags } from './fixture-devices';
 export { addAmdGpu, addNvidiaGpu } from './pci-gpus';
 export type { GpuSlot } from './pci-gpus';
 export { buildMi300xMachine } from './amd-machines';
+// The claim configuration kinds of the DRA driver, from which deploy/ generates its admission policy.
+export { gpuConfigKind } from '../dra/gpu-claim-config';

@@ -1,3 +1,4 @@
+import { vfClaimConfig } from '../dra/vf-claim-config';
 import type { LifecycleLogger, PluginDevice, ResourceDraHooks } from '@kdp/core';
 import type { ResourceSet, ResourceSpec } from '@kdp/core/plugin';
 import { containerAllocation, rdmaDevicesOf } from '../allocate/container-allocation';
@@ -83,7 +84,12 @@ export function poolResources(
       name: resourceName,
       devices: members.map((member) => toPluginDevice(pool, member)),
       cdi: { annotation: cdiAnnotation(pool, options.defaultPrefix) },
-      ...(options.sysfs !== undefined ? { dra: draHooks(options.sysfs) } : {}),
+      // Under DRA: a claim's VfConfig (the driver it needs) is checked against the VF, and the VF's netdev and MAC
+      // are reported in the claim's status (KEP 4817).
+      dra: {
+        config: vfClaimConfig(resourceName),
+        ...(options.sysfs !== undefined ? draHooks(options.sysfs) : {}),
+      },
       allocate: async ({ devices }) =>
         containerAllocation(resourceName, membersOf(devices), pool, {
           rdmaCharDevices: node.rdmaCharDevices,

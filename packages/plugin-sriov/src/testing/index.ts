@@ -9,3 +9,5 @@ export {
   type FixturePf,
   type FixtureVf,
 } from './sriov-node';
+// The claim configuration kinds of the DRA driver, from which deploy/ generates its admission policy.
+export { vfConfigKind } from '../dra/vf-claim-config';
