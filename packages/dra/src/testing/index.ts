@@ -23,4 +23,10 @@ export type {
 } from './create-playground-driver-test';
 export { startPlaygroundDriver } from './start-playground-driver';
 export type { PlaygroundDriver, PlaygroundDriverOptions } from './start-playground-driver';
-export { kubectl } from './playground-pod-checks';
+export {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  kubectl,
+  podManifest,
+} from './playground-pod-checks';

@@ -44,7 +44,8 @@ export function kubectl(kubeconfig: string, args: readonly string[], stdin = '')
   });
 }
 
-const claimRequest = (name: string, selector: string, driver: string): string => `
+/** A claim's request `name` of one device of the driver's DeviceClass, picked by a CEL selector (YAML). */
+export const claimRequest = (name: string, selector: string, driver: string): string => `
     - name: ${name}
       exactly:
         deviceClassName: ${driver}
@@ -64,7 +65,8 @@ const firstAvailableRequest = (driver: string): string => `
       - name: any
         deviceClassName: ${driver}`;
 
-const claimManifest = (name: string, requests: string): string => `
+/** A ResourceClaim `name` with the requests given as YAML ({@link claimRequest}). */
+export const claimManifest = (name: string, requests: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata:
@@ -74,7 +76,8 @@ spec:
     requests:${requests}
 `;
 
-const podManifest = (
+/** A pod `name` using the claims by their names; a container per `[claim, request]`, named after the request. */
+export const podManifest = (
   name: string,
   claims: readonly string[],
   containers: readonly [string, string][],
@@ -99,7 +102,7 @@ spec:
 `;
 
 /** A DeviceClass named after the driver, selecting its devices by CEL. */
-const deviceClassManifest = (driver: string): string => `
+export const deviceClassManifest = (driver: string): string => `
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata:
