@@ -69,7 +69,7 @@ export interface ResourceDraHooks<P = unknown> {
    * The typed per-claim configuration the resource takes (`opaque.parameters` of its driver) and how it applies at
    * prepare. Absent: an opaque configuration for a device of this resource fails the claim.
    */
-  readonly config?: ResourceClaimConfig<P>;
+  readonly config?: ResourceClaimConfig<P> | undefined;
 }
 
 /** What a resource's DRA `prepare` hook receives: one claim's devices of the resource. */

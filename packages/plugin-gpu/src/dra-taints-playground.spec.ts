@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { kubectl, startPlaygroundDriver, type PlaygroundDriver } from '@kdp/dra/testing';
+import {
+  claimManifest,
+  claimRequest,
+  deviceClassManifest,
+  kubectl,
+  podManifest,
+  startPlaygroundDriver,
+  type PlaygroundDriver,
+} from '@kdp/dra/testing';
 import type { XidEvent } from './health/xid-health';
 import { createGpuPlugin } from './plugin';
 import { rootFlags } from './testing/fixture-devices';
@@ -53,47 +61,15 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   }
 }
 
-const claimAndPod = (name: string, tolerations = ''): string => `
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaim
-metadata:
-  name: ${name}
-spec:
-  devices:
-    requests:
-    - name: gpu
-      exactly:
-        deviceClassName: ${DRIVER}
-        selectors:
-        - cel:
-            expression: 'device.attributes["${DRIVER}"].id == "${UUID}"'${tolerations}
----
-apiVersion: v1
-kind: Pod
-metadata:
-  name: ${name}
-spec:
-  resourceClaims:
-  - name: gpu
-    resourceClaimName: ${name}
-  containers:
-  - name: main
-    image: registry.k8s.io/pause:3.10
-    resources:
-      claims:
-      - name: gpu
-`;
-
-const deviceClass = `
-apiVersion: resource.k8s.io/v1
-kind: DeviceClass
-metadata:
-  name: ${DRIVER}
-spec:
-  selectors:
-  - cel:
-      expression: device.driver == "${DRIVER}"
-`;
+/** A claim of the GPU (by its UUID), with `tolerations` (YAML) in its request, and a pod using it. */
+const claimAndPod = (name: string, tolerations = ''): string =>
+  [
+    claimManifest(
+      name,
+      claimRequest('gpu', `device.attributes["${DRIVER}"].id == "${UUID}"`, DRIVER) + tolerations,
+    ),
+    podManifest(name, [name], [[name, 'gpu']]),
+  ].join('---');
 
 describe('gpu-device-plugin serve --mode dra: health as device taints in the DRA playground', () => {
   let dir = '';
@@ -128,7 +104,7 @@ describe('gpu-device-plugin serve --mode dra: health as device taints in the DRA
       devRoot: fixture.devRoot,
       procRoot: fixture.procRoot,
     });
-    await kubectl(setup.kubeconfig, ['apply', '-f', '-'], deviceClass);
+    await kubectl(setup.kubeconfig, ['apply', '-f', '-'], deviceClassManifest(DRIVER));
   });
   afterAll(async () => {
     await setup?.stop();

@@ -5,6 +5,7 @@ import {
   type PlaygroundSessionOptions,
 } from './create-playground-session';
 import { checkTwoRequestsPod, checkUnschedulablePod } from './playground-pod-checks';
+import type { PlaygroundDriver } from './start-playground-driver';
 
 export type { PlaygroundMachine } from './create-playground-session';
 

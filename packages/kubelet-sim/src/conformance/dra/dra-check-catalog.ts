@@ -69,6 +69,11 @@ export const draCheckCatalog = {
     'devices with a PCI address carry resource.kubernetes.io/pciBusID and pcieRoot',
     slices,
   ),
+  deviceTaints: recommended(
+    'device-taints',
+    'device taints have a qualified-name key, a label value, effect NoSchedule or NoExecute and a timeAdded',
+    slices,
+  ),
   prepare: required(
     'prepare',
     'NodePrepareResources of an allocated claim returns the allocated device',

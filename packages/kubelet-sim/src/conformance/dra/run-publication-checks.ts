@@ -1,6 +1,7 @@
 import type { SlicesDeletedEvent } from '../../dra/dra-events';
 import { seconds } from '../check-catalog';
 import type { DraSuiteBase } from './dra-suite';
+import { checkDeviceTaints } from './device-taint-checks';
 import { checkSlices, publishedDevices, type PublishedDevice } from './slice-checks';
 import { waitForSlices } from './wait-for-slices';
 
@@ -29,6 +30,7 @@ export async function runPublicationChecks(
       results.skip(d, 'not run: no slices');
     }
     results.skip(catalog.standardAttributes, 'not run: no slices');
+    results.skip(catalog.deviceTaints, 'not run: no slices');
     return [];
   }
   const devices = publishedDevices(published.slices);
@@ -42,5 +44,6 @@ export async function runPublicationChecks(
     ...(nodeUid === undefined ? {} : { nodeUid }),
   }))
     results.add(check);
+  results.add(checkDeviceTaints(published.slices));
   return devices;
 }
