@@ -1,4 +1,16 @@
-import type { SliceCounterSet, SliceDevice } from './pool-slices';
+/** A counter set of a pool (KEP 4815 `sharedCounters`): counter name → quantity. */
+export interface SliceCounterSet {
+  /** A DNS label, unique in the pool. */
+  readonly name: string;
+  readonly counters: Readonly<Record<string, string | number>>;
+}
+
+/** What the counter checks read of a device: its name and what it consumes of its pool's counter sets. */
+interface CounterConsumer {
+  readonly name: string;
+  readonly consumesCounters?:
+    readonly { counterSet: string; counters: Readonly<Record<string, string | number>> }[] | undefined;
+}
 
 /**
  * `resource.k8s.io/v1` limits of partitionable devices (KEP 4815) as of Kubernetes 1.35 (`pkg/apis/resource/types.go`):
@@ -45,7 +57,7 @@ export function toApiCounters(
  */
 export function splitCounterSets(
   sets: readonly SliceCounterSet[],
-  devices: readonly SliceDevice[],
+  devices: readonly CounterConsumer[],
 ): ApiCounterSet[][] {
   const sorted = [...sets].sort((a, b) => byCodeUnit(a.name, b.name));
   const known = new Map<string, ReadonlySet<string>>();
@@ -65,7 +77,7 @@ export function splitCounterSets(
 }
 
 /** Throws when a device consumes what its pool's counter sets (`known`: set → counter names) do not offer. */
-function checkConsumption(device: SliceDevice, known: ReadonlyMap<string, ReadonlySet<string>>): void {
+function checkConsumption(device: CounterConsumer, known: ReadonlyMap<string, ReadonlySet<string>>): void {
   const uses = device.consumesCounters ?? [];
   if (uses.length > COUNTER_LIMITS.consumptionsPerDevice)
     throw new Error(

@@ -1,6 +1,8 @@
 import type { SharedCapacity } from '@kdp/core';
 import { canonicalQuantity } from './canonical-quantity';
-import { COUNTER_LIMITS, toApiCounters } from './pool-counters';
+import { COUNTER_LIMITS, toApiCounters, type SliceCounterSet } from './pool-counters';
+
+export type { SliceCounterSet } from './pool-counters';
 import { canonicalRequestPolicy, toApiCapacity, type ApiDeviceCapacity } from './shared-capacity';
 
 /** The standard attribute that places a device on the PCI bus (`0000:3b:00.0`), for alignment across drivers. */
@@ -43,13 +45,6 @@ export interface SliceDevice {
     readonly { counterSet: string; counters: Readonly<Record<string, string | number>> }[] | undefined;
   /** Its taints (an Unhealthy device's `kdp.dev/unhealthy`). */
   readonly taints?: readonly SliceDeviceTaint[] | undefined;
-}
-
-/** A counter set of a pool (KEP 4815 `sharedCounters`): counter name → quantity. */
-export interface SliceCounterSet {
-  /** A DNS label, unique in the pool. */
-  readonly name: string;
-  readonly counters: Readonly<Record<string, string | number>>;
 }
 
 /** A pool with counter sets: its devices and the counter sets they consume. */

@@ -1,7 +1,7 @@
 import { compileAdmissionExpression } from './admission-cel';
 import type { StatusCause } from './api-errors';
 import { asArray, asRecord, Errors, objectMeta } from './field-errors';
-import type { KubeObject } from './resource-types';
+import type { KubeObject } from './kube-object';
 
 /** Fields of a policy or binding spec that kubelet-sim's admission does not evaluate: refused, never ignored. */
 const unsupportedPolicyFields = ['paramKind', 'auditAnnotations'];

@@ -13,24 +13,8 @@ import {
 import { validateAdmissionPolicy, validateAdmissionPolicyBinding } from './admission-policy-validation';
 
 export type { ValidationContext } from './validation';
-
-/** A stored API object: any JSON object with `metadata`. */
-export interface KubeObject {
-  apiVersion?: string;
-  kind?: string;
-  metadata: {
-    name?: string | undefined;
-    generateName?: string | undefined;
-    namespace?: string | undefined;
-    uid?: string | undefined;
-    resourceVersion?: string | undefined;
-    creationTimestamp?: string | undefined;
-    labels?: Record<string, string> | undefined;
-    ownerReferences?: unknown[] | undefined;
-    [key: string]: unknown;
-  };
-  [key: string]: unknown;
-}
+export type { KubeObject } from './kube-object';
+import type { KubeObject } from './kube-object';
 
 /** A resource the API server serves. */
 export interface ResourceType {

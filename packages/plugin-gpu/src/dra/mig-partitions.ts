@@ -1,16 +1,10 @@
 import type { DraCounterConsumption, DraCounterSet, DraPool, DraPoolDevice, PluginDevice } from '@kdp/core';
 import type { MigGpuInstanceProfile, MigGpuProfiles } from '../nvml/nvml-partitions';
 import type { GpuPayload } from '../resources/gpu-payload';
+import type { MigPartition } from './mig-partition';
 
 /** The memory slices of an A100/H100 in MIG mode, which placements are counted in. */
 const MEMORY_SLICES = 8;
-
-/** A MIG partition a device stands for: a GPU instance profile at one placement of its GPU. */
-export interface MigPartition {
-  readonly profile: MigGpuInstanceProfile;
-  readonly start: number;
-  readonly size: number;
-}
 
 /** A profile name as part of a DNS label: `1g.10gb+me` → `1g10gb-me`. */
 function profileSlug(name: string): string {

@@ -1,4 +1,4 @@
-import type { MigPartition } from '../dra/mig-partitions';
+import type { MigPartition } from '../dra/mig-partition';
 import type { Gpu } from '../scan/gpu';
 
 /** What every advertised device carries back to Allocate. */

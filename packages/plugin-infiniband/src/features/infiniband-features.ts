@@ -1,5 +1,5 @@
 import { resourceCountLabels, type FeatureLabels, type ResourceSet } from '@kdp/core/plugin';
-import type { RdmaPayload } from '../resources/plan-resources';
+import type { RdmaPayload } from '../resources/rdma-payload';
 
 /**
  * The InfiniBand plugin's node feature labels: NFD's own `feature.node.kubernetes.io/rdma.capable=true` when a

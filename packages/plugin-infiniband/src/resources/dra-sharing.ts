@@ -1,5 +1,5 @@
 import type { DraSharing } from '@kdp/core';
-import type { RdmaPayload } from './plan-resources';
+import type { RdmaPayload } from './rdma-payload';
 
 /** The capacity a shared resource's HCAs publish under DRA: `rdmaHcaMax`, of which each claim takes one. */
 export const SHARES_CAPACITY = 'shares';

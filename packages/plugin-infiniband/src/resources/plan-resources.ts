@@ -9,13 +9,7 @@ import { sharedHcaSharing } from './dra-sharing';
 import { hcaNetworkData, type HcaNetworkSysfs } from './hca-network-data';
 import { matchSelectors } from './match-selectors';
 import { createSharedPreferredAllocation } from '../allocate/shared-preferred-allocation';
-
-/** What a device carries to the hooks: the RDMA devices (ibdev names) it grants, and where they sit. */
-export interface RdmaPayload {
-  readonly ibdevs: readonly string[];
-  /** Every NUMA node of those RDMA devices and their common PCIe path, for preferred allocation. */
-  readonly locality: DeviceLocality;
-}
+import type { RdmaPayload } from './rdma-payload';
 
 /** Every resource of the configuration against one inventory, with what was seen but not advertised. */
 export interface ResourcePlan extends ResourceSet {
