@@ -74,6 +74,11 @@ export const draCheckCatalog = {
     'device taints have a qualified-name key, a label value, effect NoSchedule or NoExecute and a timeAdded',
     slices,
   ),
+  sharedCapacity: recommended(
+    'shared-capacity',
+    'a device with allowMultipleAllocations has capacities whose request policies the API server accepts',
+    slices,
+  ),
   prepare: required(
     'prepare',
     'NodePrepareResources of an allocated claim returns the allocated device',

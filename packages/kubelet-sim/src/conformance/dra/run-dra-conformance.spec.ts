@@ -62,7 +62,7 @@ describe('runDraConformance', () => {
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(report).toMatchObject({ ok: true, strict: false, resource: 'gpu.example.com' });
     expect(seen).toEqual(report.checks.map((c) => c.id));
-    expect(seen).toHaveLength(32);
+    expect(seen).toHaveLength(33);
     expect(byId(report, 'prepare')?.reason).toMatch(
       /^kubelet-sim-check-[0-9a-f]{8}: node-a\/gpu-0 \[gpu\.example\.com\/gpu=gpu-0\]$/,
     );
@@ -192,6 +192,6 @@ describe('runDraConformance', () => {
     expect(byId(report, 'dra-registers')?.reason).toMatch(
       /^no DRA driver other\.example\.com registered in .* within 1\.50 s \(seen instead: gpu\.example\.com\)/,
     );
-    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(31);
+    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(32);
   });
 });
