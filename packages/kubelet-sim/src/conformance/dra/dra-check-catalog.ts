@@ -175,6 +175,11 @@ export const draCheckCatalog = {
     'a claim no device meets leaves its pod Pending, PodScheduled False with reason Unschedulable',
     scheduler,
   ),
+  opaqueConfigRefused: recommended(
+    'opaque-config-refused',
+    'a claim with opaque configuration of the driver that it cannot understand fails at prepare: its pod does not run',
+    scheduler,
+  ),
 } as const satisfies Record<string, CheckDefinition>;
 
 /** Every check the DRA suite reports, in order. */
