@@ -157,7 +157,7 @@ describe('kubelet-sim CLI', () => {
         /^SKIP {2}scheduler-fits-nowhere +not run: the API server is an external one \(--api-server\)/m,
       );
       expect(stdout).toMatch(
-        /^PASS: 32 checks, 24 passed, 0 warned, 8 skipped, 0 failed \(gpu\.example\.com\)$/m,
+        /^PASS: 34 checks, 25 passed, 0 warned, 9 skipped, 0 failed \(gpu\.example\.com\)$/m,
       );
       expect(code).toBe(0);
     } finally {

@@ -74,6 +74,11 @@ export const draCheckCatalog = {
     'device taints have a qualified-name key, a label value, effect NoSchedule or NoExecute and a timeAdded',
     slices,
   ),
+  sharedCapacity: recommended(
+    'shared-capacity',
+    'a device with allowMultipleAllocations has capacities whose request policies the API server accepts',
+    slices,
+  ),
   prepare: required(
     'prepare',
     'NodePrepareResources of an allocated claim returns the allocated device',
@@ -168,6 +173,11 @@ export const draCheckCatalog = {
   schedulerFitsNowhere: required(
     'scheduler-fits-nowhere',
     'a claim no device meets leaves its pod Pending, PodScheduled False with reason Unschedulable',
+    scheduler,
+  ),
+  opaqueConfigRefused: recommended(
+    'opaque-config-refused',
+    'a claim with opaque configuration of the driver that it cannot understand fails at prepare: its pod does not run',
     scheduler,
   ),
 } as const satisfies Record<string, CheckDefinition>;

@@ -62,7 +62,10 @@ describe('runDraConformance', () => {
     expect(report.checks.filter((c) => c.status !== 'pass')).toEqual([]);
     expect(report).toMatchObject({ ok: true, strict: false, resource: 'gpu.example.com' });
     expect(seen).toEqual(report.checks.map((c) => c.id));
-    expect(seen).toHaveLength(32);
+    expect(seen).toHaveLength(34);
+    expect(byId(report, 'opaque-config-refused')?.reason).toMatch(
+      /^prepare refused Unknown: .*driver gpu\.example\.com takes no opaque configuration \(conformance\.kdp\.dev\/v0 Unknown\)/,
+    );
     expect(byId(report, 'prepare')?.reason).toMatch(
       /^kubelet-sim-check-[0-9a-f]{8}: node-a\/gpu-0 \[gpu\.example\.com\/gpu=gpu-0\]$/,
     );
@@ -91,6 +94,16 @@ describe('runDraConformance', () => {
     );
   });
 
+  it('warns about a driver that prepares a claim with opaque configuration it cannot understand', async () => {
+    const report = await run('accepts-any-config');
+    expect(report.checks.filter((c) => c.status !== 'pass').map((c) => `${c.id} ${c.status}`)).toEqual([
+      'opaque-config-refused warn',
+    ]);
+    expect(byId(report, 'opaque-config-refused')?.reason).toMatch(
+      /^the pod runs: the driver prepared a claim with opaque configuration conformance\.kdp\.dev\/v0 Unknown it cannot understand/,
+    );
+  });
+
   it('skips the scheduler checks against an external API server, whose scheduler it cannot drive', async () => {
     const server = await createApiServer({ nodes: ['node-a'] });
     try {
@@ -102,6 +115,7 @@ describe('runDraConformance', () => {
         expect(check).toMatchObject({ status: 'skip' });
         expect(check.reason).toMatch(/^not run: the API server is an external one \(--api-server\)/);
       }
+      expect(byId(report, 'opaque-config-refused')).toMatchObject({ status: 'skip' });
     } finally {
       await server.close();
     }
@@ -192,6 +206,6 @@ describe('runDraConformance', () => {
     expect(byId(report, 'dra-registers')?.reason).toMatch(
       /^no DRA driver other\.example\.com registered in .* within 1\.50 s \(seen instead: gpu\.example\.com\)/,
     );
-    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(31);
+    expect(report.checks.filter((c) => c.status === 'skip')).toHaveLength(33);
   });
 });

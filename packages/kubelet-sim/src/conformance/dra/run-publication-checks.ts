@@ -2,6 +2,7 @@ import type { SlicesDeletedEvent } from '../../dra/dra-events';
 import { seconds } from '../check-catalog';
 import type { DraSuiteBase } from './dra-suite';
 import { checkDeviceTaints } from './device-taint-checks';
+import { checkSharedCapacity } from './shared-capacity-checks';
 import { checkSlices, publishedDevices, type PublishedDevice } from './slice-checks';
 import { waitForSlices } from './wait-for-slices';
 
@@ -31,6 +32,7 @@ export async function runPublicationChecks(
     }
     results.skip(catalog.standardAttributes, 'not run: no slices');
     results.skip(catalog.deviceTaints, 'not run: no slices');
+    results.skip(catalog.sharedCapacity, 'not run: no slices');
     return [];
   }
   const devices = publishedDevices(published.slices);
@@ -45,5 +47,6 @@ export async function runPublicationChecks(
   }))
     results.add(check);
   results.add(checkDeviceTaints(published.slices));
+  results.add(checkSharedCapacity(published.slices));
   return devices;
 }

@@ -2,6 +2,7 @@ import type { KubeObject, ObjectStore } from '../../api-server/object-store';
 import { createNodeKubelet, type NodeKubelet } from '../../playground/node-kubelet';
 import { createScheduler } from '../../scheduler/scheduler';
 import type { DraSuite } from './dra-suite';
+import { checkOpaqueConfigRefused } from './opaque-config-check';
 import { createSchedulerCheckContext, type SchedulerCheckContext } from './scheduler-check-context';
 import { claimDevicesSpec, podObject } from './scheduler-objects';
 
@@ -36,6 +37,7 @@ export async function runSchedulerChecks(suite: DraSuite): Promise<void> {
     catalog.schedulerTemplateClaim,
     catalog.schedulerAdminAccess,
     catalog.schedulerFitsNowhere,
+    catalog.opaqueConfigRefused,
   ];
   const { store } = suite;
   if (store === undefined) {
@@ -135,6 +137,8 @@ async function runPods(suite: DraSuite, store: ObjectStore, kubelet: NodeKubelet
         results.pass(catalog.schedulerFitsNowhere, `Pending, ${cond.reason}: ${cond.message ?? ''}`);
       else results.fail(catalog.schedulerFitsNowhere, problem(pod));
     }
+    await release();
+    await checkOpaqueConfigRefused(suite, store, context);
   } finally {
     await context.close();
   }

@@ -28,8 +28,8 @@ export interface SchedulerCheckContext {
   readonly timeoutMs: number;
   /** Creates an object in the suite's namespace, removed by {@link SchedulerCheckContext.release}. */
   create(resource: string, object: KubeObject): KubeObject;
-  /** Creates a claim `<name>-<suffix>` of the driver's DeviceClass; returns its name. */
-  claim(name: string, requests: readonly SchedulerCheckRequest[]): string;
+  /** Creates a claim `<name>-<suffix>` of the driver's DeviceClass (with `spec.devices.config`); returns its name. */
+  claim(name: string, requests: readonly SchedulerCheckRequest[], config?: readonly object[]): string;
   /** Waits until the pod is Running or unschedulable (or the time is up); the pod then. */
   settle(name: string): Promise<PodObject | undefined>;
   /** The pod's phase and its first False condition, for a failure. */
@@ -88,10 +88,14 @@ export function createSchedulerCheckContext(
     created.push([resource, made.metadata.name ?? '']);
     return made;
   };
-  const claim = (name: string, requests: readonly SchedulerCheckRequest[]): string => {
+  const claim = (
+    name: string,
+    requests: readonly SchedulerCheckRequest[],
+    config?: readonly object[],
+  ): string => {
     create('resourceclaims', {
       metadata: { name: `${name}-${suffix}` },
-      spec: claimDevicesSpec(driver, requests),
+      spec: claimDevicesSpec(driver, requests, config),
     } as KubeObject);
     return `${name}-${suffix}`;
   };

@@ -12,10 +12,15 @@ export interface SchedulerCheckRequest {
 const celSelectors = (expressions: readonly string[]) =>
   expressions.map((expression) => ({ cel: { expression } }));
 
-/** The `spec.devices` of a claim (or a template's `spec.spec`) of the driver's DeviceClass. */
-export function claimDevicesSpec(deviceClassName: string, requests: readonly SchedulerCheckRequest[]) {
+/** The `spec.devices` of a claim (or a template's `spec.spec`) of the driver's DeviceClass, with its `config` entries. */
+export function claimDevicesSpec(
+  deviceClassName: string,
+  requests: readonly SchedulerCheckRequest[],
+  config?: readonly object[],
+) {
   return {
     devices: {
+      ...(config === undefined ? {} : { config }),
       requests: requests.map((r) =>
         r.firstAvailable === undefined
           ? {

@@ -13,7 +13,8 @@ export type TestDraDriverFault =
   | 'unknown-unprepare-error'
   | 'no-republish'
   | 'no-cdi-after-reboot'
-  | 'full-request-names';
+  | 'full-request-names'
+  | 'accepts-any-config';
 
 /** Options of {@link createTestDraDriver}. */
 export interface TestDraDriverOptions {
@@ -45,7 +46,10 @@ interface Claim {
   metadata: { uid: string };
   status?: {
     allocation?: {
-      devices?: { results?: Array<{ driver: string; pool: string; device: string; request: string }> };
+      devices?: {
+        results?: Array<{ driver: string; pool: string; device: string; request: string }>;
+        config?: Array<{ opaque?: { driver: string; parameters?: { apiVersion?: string; kind?: string } } }>;
+      };
     };
   };
 }
@@ -162,6 +166,14 @@ export async function createTestDraDriver(options: TestDraDriverOptions): Promis
         devices: [],
         error: `ResourceClaim ${claim.name} has UID ${object.metadata.uid}, not ${claim.uid}`,
       };
+    }
+    // It takes no configuration: an opaque entry for it is one it cannot understand, so the claim fails.
+    const config = (object.status?.allocation?.devices?.config ?? []).find(
+      (c) => c.opaque?.driver === driver,
+    );
+    if (config !== undefined && fault !== 'accepts-any-config') {
+      const { apiVersion, kind } = config.opaque?.parameters ?? {};
+      return { devices: [], error: `driver ${driver} takes no opaque configuration (${apiVersion} ${kind})` };
     }
     const results = (object.status?.allocation?.devices?.results ?? []).filter((r) => r.driver === driver);
     const cdiName = (device: string): string =>

@@ -12,8 +12,8 @@ type Capacity = NonNullable<SliceDevice['capacity']>[string];
 
 const q = parseQuantity;
 
-/** `span / step`, exactly. */
-const stepsIn = (span: Quantity, step: Quantity): Quantity =>
+/** `span / step`, exactly (a whole number of steps when its denominator is 1). */
+export const stepsIn = (span: Quantity, step: Quantity): Quantity =>
   fraction(span.num * step.den, span.den * step.num);
 
 /** Rounds a request up to the policy (minimum, step, next valid value); no request: the default or everything. */
