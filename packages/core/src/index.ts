@@ -73,6 +73,7 @@ export type {
   StreamEvent,
 } from './plugin-events';
 export type { ApiVersion } from './registration-client';
+export { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options';
 export {
   createLogger,
   exitWhenFlushed,

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { RegistrationClient, V1alphaVersion, Version, v1alpha, type DevicePluginOptions } from '@kdp/api';
+import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options';
 
 /** The API versions core can register with, newest first. */
 export type ApiVersion = typeof Version | typeof V1alphaVersion;
@@ -45,8 +46,8 @@ export async function registerWithKubelet(call: RegisterCall): Promise<ApiVersio
   for (const version of call.versions) {
     const client =
       version === Version
-        ? new RegistrationClient(address, credentials.createInsecure())
-        : new v1alpha.RegistrationClient(address, credentials.createInsecure());
+        ? new RegistrationClient(address, credentials.createInsecure(), GRPC_CHANNEL_OPTIONS)
+        : new v1alpha.RegistrationClient(address, credentials.createInsecure(), GRPC_CHANNEL_OPTIONS);
     try {
       const request =
         version === Version

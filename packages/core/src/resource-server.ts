@@ -1,6 +1,7 @@
 import { chmod } from 'node:fs/promises';
 import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { DevicePluginService, pluginregistration, v1alpha, type Device } from '@kdp/api';
+import { GRPC_CHANNEL_OPTIONS } from './grpc-channel-options';
 import { createAllocateHandler } from './allocate-handler';
 import { createListAndWatchStreams } from './list-and-watch-streams';
 import { createPluginWatcherService, type PluginWatcherRegistration } from './plugin-watcher-service';
@@ -49,6 +50,7 @@ export function createResourceServer<P>(options: ResourceServerOptions<P>): Reso
   const { declaration, store, clock } = options;
   const keepalive = options.keepalive ?? CONNECTION_KEEPALIVE;
   const server = new Server({
+    ...GRPC_CHANNEL_OPTIONS,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     'grpc.keepalive_time_ms': keepalive.timeMs,
     'grpc.keepalive_timeout_ms': keepalive.timeoutMs,

@@ -10,6 +10,7 @@ import {
   pluginregistration,
 } from '@kdp/api';
 import { silentLogger, systemClock, type Clock, type LifecycleLogger } from '@kdp/base';
+import { GRPC_CHANNEL_OPTIONS } from '@kdp/core';
 import { createCheckpoint, type Checkpoint, type PreparedClaimRecord } from './checkpoint';
 import { createClaimPreparer, type ClaimCdiOptions, type DraDriver } from './claim-preparer';
 import type { ClaimReader } from './claim-reader';
@@ -187,7 +188,10 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
   ];
   let registration: RegistrationStatus | undefined;
 
-  const draServer = new Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  const draServer = new Server({
+    ...GRPC_CHANNEL_OPTIONS,
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+  });
   const draService = createDraService({
     preparer,
     clock,
@@ -205,7 +209,7 @@ export function createDraPlugin(options: DraPluginOptions): DraPlugin {
     draServer.addService(draHealthV1alpha1.DRAResourceHealthService, health.v1alpha1);
   }
 
-  const registrationServer = new Server();
+  const registrationServer = new Server(GRPC_CHANNEL_OPTIONS);
   const registrationService = createRegistrationService({
     type: DRA_PLUGIN_TYPE,
     driverName,
