@@ -1,5 +1,10 @@
 import { createFakeClock } from '@kdp/kubelet-sim';
-import { type Collection, observeCollections, startIdleHeapRelease } from './idle-heap-release';
+import {
+  type Collection,
+  memoryReducingGc,
+  observeCollections,
+  startIdleHeapRelease,
+} from './idle-heap-release';
 
 describe('startIdleHeapRelease', () => {
   const setUp = (): {
@@ -37,31 +42,37 @@ describe('startIdleHeapRelease', () => {
 
   it('collects once, quietMs after the last scavenge of a burst, then nothing while nothing allocates', () => {
     const { collect, gcs, clock } = setUp();
+    burst(collect, clock, 2);
+    clock.advance(10_000);
+    expect(gcs()).toBe(1);
     burst(collect, clock, 16);
     clock.advance(9_999);
-    expect(gcs()).toBe(0);
+    expect(gcs()).toBe(1);
     clock.advance(1);
-    expect(gcs()).toBe(1);
+    expect(gcs()).toBe(2);
     clock.advance(600_000);
-    expect(gcs()).toBe(1);
+    expect(gcs()).toBe(2);
     expect(clock.pending).toBe(0);
   });
 
-  it('leaves a small burst (a start) to V8, and is not re-armed by its own or a full collection', () => {
+  it('releases the start, leaves a later small burst (a rescan) to V8, and is not re-armed by its own or a full collection', () => {
     const { collect, gcs, clock } = setUp();
     clock.advance(60_000);
     expect(clock.pending).toBe(0);
-    burst(collect, clock, 15);
-    clock.advance(10_000);
-    expect(gcs()).toBe(0);
-    burst(collect, clock, 16);
+    burst(collect, clock, 5);
     clock.advance(10_000);
     expect(gcs()).toBe(1);
+    burst(collect, clock, 15);
+    clock.advance(10_000);
+    expect(gcs()).toBe(1);
+    burst(collect, clock, 16);
+    clock.advance(10_000);
+    expect(gcs()).toBe(2);
     collect({ minor: false, forced: true });
     collect({ minor: true, forced: true });
     collect({ minor: false, forced: false });
     clock.advance(60_000);
-    expect(gcs()).toBe(1);
+    expect(gcs()).toBe(2);
     expect(clock.pending).toBe(0);
   });
 
@@ -73,6 +84,15 @@ describe('startIdleHeapRelease', () => {
     clock.advance(60_000);
     expect(gcs()).toBe(0);
     expect(clock.pending).toBe(0);
+  });
+});
+
+describe('memoryReducingGc', () => {
+  it("asks V8 for a synchronous, memory-reducing full collection; none without --expose-gc's gc", () => {
+    const calls: unknown[] = [];
+    memoryReducingGc((options: unknown) => calls.push(options))?.();
+    expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
+    expect(memoryReducingGc(undefined)).toBeUndefined();
   });
 });
 

@@ -4,7 +4,7 @@ import type * as PluginMetricsModule from '../metrics/plugin-metrics';
 import type { PluginMetrics } from '../metrics/plugin-metrics';
 import { createUnservedPluginMetrics } from '../metrics/unserved-plugin-metrics';
 import type { Program } from './command-line';
-import { startIdleHeapRelease } from './idle-heap-release';
+import { memoryReducingGc, startIdleHeapRelease } from './idle-heap-release';
 import type { CommonFlags } from './common-flags';
 import { ExitCode, UsageError } from './exit-code';
 import { openLogFile, type LogFile } from './log-file';
@@ -55,7 +55,7 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
   const releaseSignals = handleSignals(io, logger, controller, options.onHangup);
   const metrics = metricsOf(program, common);
   // With `--expose-gc` (the images set it in NODE_OPTIONS) a burst's garbage is given back once it is quiet.
-  const gc = (globalThis as { gc?: () => void }).gc;
+  const gc = memoryReducingGc();
   const stopHeapRelease =
     gc === undefined ? undefined : startIdleHeapRelease({ gc, clock: io.clock ?? systemClock });
   let probeServer: ProbeServer | undefined;
