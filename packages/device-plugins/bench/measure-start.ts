@@ -10,6 +10,8 @@ import { stopProcess } from '@kdp/kubelet-sim/testing';
 export interface StartTarget {
   /** What runs, e.g. `gpu` or `kdp-device-plugins (all five)`. */
   readonly title: string;
+  /** The Node binary that runs it; default the bench's own. */
+  readonly node?: string;
   /** The built bundle (`dist/main.js`). */
   readonly bundle: string;
   /** `serve` and its flags, less `--device-plugin-dir`. */
@@ -76,10 +78,14 @@ export async function measureStart(target: StartTarget, options: MeasureStartOpt
       sim.events.on('event', onEvent);
     });
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [target.bundle, ...target.args, '--device-plugin-dir', sim.dir], {
-      stdio: ['ignore', log, log],
-      env: { ...process.env, ...target.env },
-    });
+    const child = spawn(
+      target.node ?? process.execPath,
+      [target.bundle, ...target.args, '--device-plugin-dir', sim.dir],
+      {
+        stdio: ['ignore', log, log],
+        env: { ...process.env, ...target.env },
+      },
+    );
     try {
       const exited = new Promise<never>((_, reject) =>
         child.once('exit', () => reject(new Error(`${target.title}: exited (log: ${logFile})`))),

@@ -5,6 +5,9 @@
 // printed next to its target. The 3,000-Allocate figures are e2e's side-by-side harness.
 // KDP_BENCH_SHORT=1: 2 starts, the last idling 3 s, per binary (default 7 starts, the last 3 idling 20 s).
 // KDP_BENCH_JSON=FILE: also writes `{ "<metric>": number }` to FILE.
+// KDP_BENCH_NODE=PATH: the Node that runs the plugins; `nx run @kdp/device-plugins:bench` sets it to the images'
+// own (tools/image/runtime-node.mjs), default the Node running the bench.
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +22,8 @@ const STARTS = SHORT ? 2 : 7;
 const IDLE_MS = SHORT ? 3_000 : 20_000;
 /** How many of the starts idle and have their memory read (GC timing moves an idle reading by ~2 MiB). */
 const IDLING = SHORT ? 1 : 3;
+/** The Node the plugins run on. */
+const NODE = process.env['KDP_BENCH_NODE'] || process.execPath;
 
 /** Targets of issue 30. */
 const TARGET = { readyMs: 300, pluginRssMiB: 56, pluginAnonMiB: 20, allInOneRssMiB: 72 };
@@ -65,6 +70,7 @@ async function measureBinary(binary: BenchBinary): Promise<Metric[]> {
   try {
     const target: StartTarget = {
       title: binary.title,
+      node: NODE,
       env: readImageEnv(join(PACKAGES, '..')),
       bundle: binary.bundle,
       args: ['serve', ...node.args],
@@ -123,8 +129,9 @@ async function main(): Promise<void> {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
+  const version = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
   process.stdout.write(
-    `node ${process.version}, ${cpus().length} CPUs, load average ${load}${SHORT ? ', short mode' : ''}\n`,
+    `plugins on node ${version} (${NODE}), ${cpus().length} CPUs, load average ${load}${SHORT ? ', short mode' : ''}\n`,
   );
   process.stdout.write(formatMetrics(metrics));
   if (JSON_FILE !== undefined) {

@@ -47,6 +47,11 @@ async function nodeFiles(cacheDir, lock, arch) {
   };
 }
 
+/** The locked Node binary for `arch`, fetched, verified and unpacked into `cacheDir` on first use (unstripped). */
+export async function lockedNodeBinary(cacheDir, lock, arch) {
+  return (await nodeFiles(cacheDir, lock, arch)).binary;
+}
+
 /**
  * Strips `binary` with the first strip tool for `arch` found on PATH; returns the stripped file (cached)
  * and the tool used, or the original file and undefined when no tool is available.
