@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -94,7 +95,7 @@ export function createCheckpointLock(options: CheckpointLockOptions): Checkpoint
 
   const acquire = async (): Promise<string> => {
     const deadline = now() + timeoutMs;
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    let madeDirectory = false;
     for (let attempt = 0; ; attempt += 1) {
       const token = randomUUID();
       try {
@@ -106,6 +107,12 @@ export function createCheckpointLock(options: CheckpointLockOptions): Checkpoint
         }
         return token;
       } catch (error) {
+        // The directory is made when it is missing, not before every attempt: one file operation less per lock.
+        if (code(error) === 'ENOENT' && !madeDirectory) {
+          madeDirectory = true;
+          await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+          continue;
+        }
         if (code(error) !== 'EEXIST') throw error;
       }
       const current = await held();
@@ -123,7 +130,12 @@ export function createCheckpointLock(options: CheckpointLockOptions): Checkpoint
   };
 
   const release = async (token: string): Promise<void> => {
-    const text = await readFile(path, 'utf8').catch(() => '');
+    let text = '';
+    try {
+      text = readFileSync(path, 'utf8'); // synchronous, as the checkpoint's own read (see checkpoint.ts)
+    } catch {
+      // gone or unreadable: not ours to remove
+    }
     if (parse(text).token === token) await unlink(path).catch(() => undefined);
   };
 

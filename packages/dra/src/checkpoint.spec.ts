@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCheckpoint, readBootId, type CheckpointEvent, type PreparedClaimRecord } from './checkpoint';
 import { createTestDirs } from './dra-test.fixture';
@@ -118,6 +118,18 @@ describe('createCheckpoint', () => {
     expect(loaded.corrupt?.movedTo).toBe(`${checkpoint.path}.corrupt-42`);
     expect(readFileSync(`${checkpoint.path}.corrupt-42`, 'utf8')).toBe(text);
     expect(existsSync(checkpoint.path)).toBe(false);
+  });
+
+  it('makes its directory, 0700, when it is missing, also when removed after the first save', async () => {
+    const checkpoint = open();
+    await save(checkpoint, new Map([['uid-a', record]]));
+    const dir = join(dirs.root, 'data');
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    rmSync(dir, { recursive: true });
+    await save(checkpoint, new Map([['uid-b', recordOf('uid-b')]]));
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect([...(await checkpoint.read()).keys()]).toEqual(['uid-b']);
+    expect(existsSync(checkpoint.lockPath)).toBe(false);
   });
 
   it('detects an edited claim through the checksum', async () => {
