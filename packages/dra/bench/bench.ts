@@ -3,6 +3,8 @@
 // printed next to its target (ok / MISS). Not a test: the numbers depend on the machine and its load.
 // KDP_BENCH_SHORT=1: a few seconds in all (fewer runs and rounds; the 64-claim calls left out).
 // KDP_BENCH_JSON=FILE: every figure written there as `{ "<metric>": <ms>, … }` (one file for both benches).
+// The nx target runs it on the images' Node (tools/image/runtime-node.mjs; the machine's `node` if that fails): the
+// driver runs in this process, so its figures are the images' runtime's. The first line names the Node.
 import { loadavg, uptime } from 'node:os';
 import { SHORT, writeFigures } from './bench-table';
 import { runPrepareBench } from './prepare-bench';
@@ -14,7 +16,9 @@ async function main(): Promise<void> {
     loadavg()
       .map((l) => l.toFixed(2))
       .join(' ');
-  console.log(`load average ${load()} (up ${Math.round(uptime() / 60)} min)${SHORT ? ', short mode' : ''}\n`);
+  console.log(
+    `node ${process.version}, load average ${load()} (up ${Math.round(uptime() / 60)} min)${SHORT ? ', short mode' : ''}\n`,
+  );
   const publish = await runPublishBench();
   console.log(`${publish.text}\n`);
   const prepare = await runPrepareBench();
