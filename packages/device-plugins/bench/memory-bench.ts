@@ -7,12 +7,11 @@
 // KDP_BENCH_JSON=FILE: also writes `{ "<metric>": number }` to FILE.
 // KDP_BENCH_NODE=PATH: the Node that runs the plugins; `nx run @kdp/device-plugins:bench` sets it to the images'
 // own (tools/image/runtime-node.mjs), default the Node running the bench.
-import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildAllPluginsNode, buildPluginNode, PLUGIN_NAMES, type BenchNode } from './bench-nodes';
-import { readImageEnv } from '@kdp/kubelet-sim/testing';
+import { benchNode, readImageEnv } from '@kdp/kubelet-sim/testing';
 import { measureStart, type StartResult, type StartTarget } from './measure-start';
 import { formatMetrics, type Metric } from './format-metrics';
 
@@ -23,7 +22,7 @@ const IDLE_MS = SHORT ? 3_000 : 20_000;
 /** How many of the starts idle and have their memory read (GC timing moves an idle reading by ~2 MiB). */
 const IDLING = SHORT ? 1 : 3;
 /** The Node the plugins run on. */
-const NODE = process.env['KDP_BENCH_NODE'] || process.execPath;
+const NODE = benchNode();
 
 /** Targets of issue 30. */
 const TARGET = { readyMs: 300, pluginRssMiB: 56, pluginAnonMiB: 20, allInOneRssMiB: 72 };
@@ -70,7 +69,7 @@ async function measureBinary(binary: BenchBinary): Promise<Metric[]> {
   try {
     const target: StartTarget = {
       title: binary.title,
-      node: NODE,
+      node: NODE.path,
       env: readImageEnv(join(PACKAGES, '..')),
       bundle: binary.bundle,
       args: ['serve', ...node.args],
@@ -129,9 +128,8 @@ async function main(): Promise<void> {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  const version = execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim();
   process.stdout.write(
-    `plugins on node ${version} (${NODE}), ${cpus().length} CPUs, load average ${load}${SHORT ? ', short mode' : ''}\n`,
+    `plugins on node ${NODE.version} (${NODE.path}), ${cpus().length} CPUs, load average ${load}${SHORT ? ', short mode' : ''}\n`,
   );
   process.stdout.write(formatMetrics(metrics));
   if (JSON_FILE !== undefined) {

@@ -10,20 +10,20 @@
 // KDP_BENCH_NODE=PATH: the Node both plugins run on; the nx target sets it to the images' own
 // (tools/image/runtime-node.mjs), default the Node running the bench.
 // KDP_BENCH_CPU_PROF=DIR: both plugins run with `--cpu-prof`, their profiles written to DIR when they stop.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { DevicePluginClient, type AllocateRequest } from '@kdp/api';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { bundleEntry, percentile, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
+import { benchNode, bundleEntry, percentile, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
 import { rootFlags } from '../src/testing/fixture-devices';
 import { buildNvidiaServer, nvidiaServerUuid } from '../src/testing/nvidia-server';
 
 const SHORT = process.env['KDP_BENCH_SHORT'] === '1';
 /** The Node both plugins run on. */
-const NODE = process.env['KDP_BENCH_NODE'] || process.execPath;
+const NODE = benchNode();
 const ALLOCATES = SHORT ? 1000 : 3000;
 const WARM_UP = SHORT ? 100 : 300;
 const RESTARTS = SHORT ? 2 : 10;
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const profile = process.env['KDP_BENCH_CPU_PROF'];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
   const spawnNode = (args: string[], env: Readonly<Record<string, string>> = {}): ChildProcess =>
-    spawn(NODE, [...nodeFlags, ...args], {
+    spawn(NODE.path, [...nodeFlags, ...args], {
       stdio: ['ignore', log, log],
       env: { ...process.env, ...env },
     });
@@ -200,7 +200,7 @@ function report(contenders: readonly Contender[]): void {
     .join(' ');
   process.stdout.write(
     `Allocate side by side — ${ALLOCATES} sequential Allocates each (after ${WARM_UP} warm-up), ` +
-      `${RESTARTS} kubelet restarts, ${IDLE_MS / 1000} s idle; plugins on node ${execFileSync(NODE, ['--version'], { encoding: 'utf8' }).trim()}, ${cpus().length} CPUs, load ${load}\n`,
+      `${RESTARTS} kubelet restarts, ${IDLE_MS / 1000} s idle; plugins on node ${NODE.version}, ${cpus().length} CPUs, load ${load}\n`,
   );
   process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
   for (const row of rows) process.stdout.write(`${line(row)}\n`);

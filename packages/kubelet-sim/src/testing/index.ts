@@ -25,3 +25,5 @@ export { clockTicks, cpuTicks, rssMiB } from './bench/process-usage';
 export { stopProcess } from './bench/stop-process';
 export { metricsUrlOf, scanCounts } from './bench/scan-counts';
 export { readImageEnv } from './bench/read-image-env';
+export { benchNode } from './bench/bench-node';
+export type { BenchNode } from './bench/bench-node';
