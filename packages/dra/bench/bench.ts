@@ -4,7 +4,8 @@
 // KDP_BENCH_SHORT=1: a few seconds in all (fewer runs and rounds; the 64-claim calls left out).
 // KDP_BENCH_JSON=FILE: every figure written there as `{ "<metric>": <ms>, … }` (one file for both benches).
 // The nx target runs it on the images' Node (tools/image/runtime-node.mjs; the machine's `node` if that fails): the
-// driver runs in this process, so its figures are the images' runtime's. The first line names the Node.
+// publish and taint benches' driver runs in this process, the prepare bench's in a child on this Node
+// (`KDP_BENCH_NODE` picks another), so the figures are the images' runtime's. The first line names the Node.
 import { loadavg, uptime } from 'node:os';
 import { SHORT, writeFigures } from './bench-table';
 import { runPrepareBench } from './prepare-bench';

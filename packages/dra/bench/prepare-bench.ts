@@ -1,10 +1,12 @@
 // Prepare latency of `serve --mode dra` for 1, 8 and 64 claims per NodePrepareResources call, as a table (see
 // bench.ts; short mode: 1 and 8 claims, 20 rounds).
 //
-// A plugin of 500 USB-like devices (one device node each, vendor/product/serial attributes) runs in this process
-// through `createDraServeMode`, against kubelet-sim's DRA side and API server (loopback HTTP). The bench cannot use
-// @kdp/plugin-usb itself, which depends on this package. Each round creates N claims allocated to N distinct
-// devices (status written as the scheduler would) and measures one NodePrepareResources of all N two ways:
+// The driver, a plugin of 500 USB-like devices (usb-like-plugin.ts), runs in a process of its own as on a node:
+// bundled from usb-like-plugin-main.ts and started on the images' Node (KDP_BENCH_NODE, else this Node) with the
+// images' environment (tools/image/node-runtime.json), against kubelet-sim's DRA side and API server in this
+// process (loopback HTTP), which stand for the kubelet and the API server, other processes on a node. Each round
+// creates N claims allocated to N distinct devices (status written as the scheduler would) and measures one
+// NodePrepareResources of all N two ways:
 // - kubelet: `sim.prepareClaims` of a pod with the N claims, i.e. the kubelet's DRA manager reading each claim from
 //   the API server and calling the driver once (what a pod start waits for);
 // - driver: the same call straight on the driver's DRA socket (v1 gRPC), the driver's own share: one GET per claim,
@@ -13,28 +15,37 @@
 // Then NodeUnprepareResources of the N claims (timed too), so every round starts from an empty checkpoint.
 // As on a node, the checkpoint is on disk (the temporary directory) and the CDI specs on a tmpfs (/dev/shm, where
 // /var/run/cdi is one; `BENCH_CDI_PARENT=DIR` picks another). `BENCH_ROUNDS` (default 100; 20 short).
-// kubelet-sim's own state (its DRA manager checkpoint) goes there too: it writes it with synchronous renames, which
-// on a busy disk stall this whole process — the driver's socket included — for tens of ms; a real kubelet is
-// another process, whose disk waits never stop the driver's.
+// kubelet-sim's own state (its DRA manager checkpoint) goes there too.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { credentials } from '@grpc/grpc-js';
 import { draV1 } from '@kdp/api';
-import type { PluginDevice } from '@kdp/core';
-import { definePlugin } from '@kdp/core/plugin';
-import { startPluginRun, type PluginRun } from '@kdp/core/testing';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
-import { createDraServeMode, type DraServeModeEvent } from '../src/dra-serve-mode';
+import { benchNode, bundleEntry, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
 import { formatTable, percentile, SHORT, verdict } from './bench-table';
+import { USB_LIKE_DEVICES, USB_LIKE_DRIVER, USB_LIKE_RESOURCE } from './usb-like-plugin';
 
 const NODE = 'bench-node';
-const DRIVER = 'usb.kdp.dev';
-const RESOURCE = 'example.com/usb';
-const POOL = `${NODE}/${RESOURCE}`;
-const DEVICES = 500;
+const DRIVER = USB_LIKE_DRIVER;
+const POOL = `${NODE}/${USB_LIKE_RESOURCE}`;
+const DEVICES = USB_LIKE_DEVICES;
+/** The Node the driver runs on. */
+const DRIVER_NODE = benchNode();
+/** The workspace root: this bench runs bundled from packages/dra/dist/bench/. */
+const WORKSPACE = join(__dirname, '..', '..', '..', '..');
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? (SHORT ? 20 : 100));
 const WARMUP = SHORT ? 3 : 5;
 const BATCHES: readonly number[] = SHORT ? [1, 8] : [1, 8, 64];
@@ -52,74 +63,44 @@ const isTmpfs = (dir: string): boolean => {
 /** The CDI directory's parent: a tmpfs as /var/run/cdi is on a node (/dev/shm), else the temporary directory. */
 const CDI_PARENT = process.env['BENCH_CDI_PARENT'] ?? (isTmpfs('/dev/shm') ? '/dev/shm' : tmpdir());
 
-/** 500 USB-like devices, 32 per bus, each its own device node under /dev/bus/usb. */
-const usbPlugin = definePlugin({
-  name: 'usb',
-  binary: 'usb-bench-plugin',
-  title: 'USB-like devices for the DRA prepare bench',
-  version: '0.0.0',
-  scan: { run: () => Array.from({ length: DEVICES }, (_, i) => i), interval: '1h' },
-  resources: (indices: number[]) => ({
-    resources: [
-      {
-        name: RESOURCE,
-        devices: indices.map((i): PluginDevice<string> => {
-          const bus = Math.floor(i / 32) + 1;
-          const node = `/dev/bus/usb/${String(bus).padStart(3, '0')}/${String((i % 32) + 2).padStart(3, '0')}`;
-          return {
-            id: `A${100000 + i}`,
-            health: 'Healthy',
-            numaNodes: [bus % 2],
-            attributes: {
-              vendor: '0403',
-              product: '6001',
-              serial: `A${100000 + i}`,
-              port: `${bus}-${(i % 32) + 1}`,
-            },
-            payload: node,
-          };
-        }),
-        allocate: ({ devices }) => ({
-          devices: devices.map((d) => ({
-            containerPath: d.payload ?? '',
-            hostPath: d.payload ?? '',
-            permissions: 'rw',
-          })),
-        }),
-      },
-    ],
-  }),
-});
-
 interface Bench {
   readonly api: ApiServer;
   readonly sim: KubeletSim;
-  readonly run: PluginRun;
   readonly client: draV1.DRAPluginClient;
   /** The DRA device names of the pool, in slice order. */
   readonly devices: readonly string[];
   readonly cleanup: () => Promise<void>;
 }
 
-/** The first event `predicate` accepts, or a rejection after 60 s. */
-function waitFor(
-  listeners: Set<(e: DraServeModeEvent) => void>,
-  predicate: (e: DraServeModeEvent) => boolean,
-): Promise<void> {
+/** The pool's devices once its ResourceSlices list `count` of them, or a rejection after 60 s. */
+function published(api: ApiServer, count: number): Promise<string[]> {
+  const devicesOf = (): string[] =>
+    api.store
+      .list('resourceslices')
+      .items.filter((s) => (s as unknown as { spec: { pool: { name: string } } }).spec.pool.name === POOL)
+      .flatMap((s) =>
+        (s as unknown as { spec: { devices: { name: string }[] } }).spec.devices.map((d) => d.name),
+      );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('the DRA mode did not publish its slices within 60 s')),
-      60_000,
-    );
-    const listener = (e: DraServeModeEvent): void => {
-      if (!predicate(e)) return;
+    const timer = setTimeout(() => {
+      stop();
+      reject(new Error(`the driver did not publish ${count} devices within 60 s`));
+    }, 60_000);
+    const stop = api.store.watch('resourceslices', {}, () => {
+      const devices = devicesOf();
+      if (devices.length !== count) return;
       clearTimeout(timer);
-      listeners.delete(listener);
-      resolve();
-    };
-    listeners.add(listener);
+      stop();
+      resolve(devices);
+    });
   });
 }
+
+/** Resolves with the exit code once `child` exited. */
+const exitOf = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve(child.exitCode)
+    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 
 async function startBench(): Promise<Bench> {
   const base = mkdtempSync(join(tmpdir(), 'kdp-prepare-bench-'));
@@ -147,49 +128,62 @@ async function startBench(): Promise<Bench> {
     dir: kubelet,
     dra: { pluginsRegistryDir: registry, apiServer: { url: api.url }, nodeName: NODE },
   });
-  const listeners = new Set<(e: DraServeModeEvent) => void>();
   const registered = sim.waitFor('dra-registered', (e) => e.driver === DRIVER, 60_000);
-  const published = waitFor(
-    listeners,
-    (e) => e.source === 'slices' && e.type === 'published' && e.pool === POOL,
-  );
-  const run = startPluginRun(
-    usbPlugin,
+  const slices = published(api, DEVICES);
+  const driver = bundleEntry(join(WORKSPACE, 'packages', 'dra', 'bench', 'usb-like-plugin-main.ts'));
+  const logFile = join(base, 'driver.log');
+  const log = openSync(logFile, 'a');
+  const child = spawn(
+    DRIVER_NODE.path,
     [
+      driver.path,
       ...['serve', '--mode', 'dra', '--sysfs-root', root, '--dev-root', root, '--log-level', 'warn'],
       ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--cdi-dir', cdi],
       ...['--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
     ],
-    { modes: { dra: createDraServeMode({ onEvent: (e) => listeners.forEach((l) => l(e)) }) } },
+    // As its image starts it.
+    { stdio: ['ignore', log, log], env: { ...process.env, ...readImageEnv(WORKSPACE) } },
   );
-  await Promise.all([registered, published]);
-  const devices = api.store
-    .list('resourceslices')
-    .items.flatMap((s) =>
-      (s as unknown as { spec: { devices: { name: string }[] } }).spec.devices.map((d) => d.name),
-    );
-  if (devices.length !== DEVICES) throw new Error(`published ${devices.length} devices, not ${DEVICES}`);
+  const exited = exitOf(child);
+  const cleanup = async (): Promise<void> => {
+    client.close();
+    await stopProcess(child, 10_000);
+    const code = await exited;
+    closeSync(log);
+    await sim.close();
+    await api.close();
+    const logs = readFileSync(logFile, 'utf8');
+    driver.remove();
+    rmSync(base, { recursive: true, force: true });
+    rmSync(cdi, { recursive: true, force: true });
+    rmSync(kubelet, { recursive: true, force: true });
+    if (code !== 0) throw new Error(`the driver exited with ${code}:\n${logs}`);
+  };
   const client = new draV1.DRAPluginClient(
     `unix://${join(plugins, DRIVER, 'dra.sock')}`,
     credentials.createInsecure(),
   );
-  return {
-    api,
-    sim,
-    run,
-    client,
-    devices,
-    cleanup: async () => {
-      client.close();
-      const code = await run.stop();
-      await sim.close();
-      await api.close();
-      rmSync(base, { recursive: true, force: true });
-      rmSync(cdi, { recursive: true, force: true });
-      rmSync(kubelet, { recursive: true, force: true });
-      if (code !== 0) throw new Error(`the plugin exited with ${code}:\n${run.stderr()}`);
-    },
-  };
+  let devices: string[];
+  try {
+    const early = exited.then((code) => {
+      throw new Error(`the driver exited with ${code} before it served`);
+    });
+    [, devices] = await Promise.race([Promise.all([registered, slices]), early]);
+  } catch (error) {
+    const logs = readFileSafe(logFile);
+    await cleanup().catch(() => undefined);
+    throw new Error(`${(error as Error).message}\ndriver log:\n${logs}`);
+  }
+  return { api, sim, client, devices, cleanup };
+}
+
+/** A file's text, or nothing when it is gone. */
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }
 
 type ClaimRef = { readonly namespace: string; readonly name: string; readonly uid: string };
@@ -330,7 +324,8 @@ export async function runPrepareBench(): Promise<{ text: string; figures: Record
   const header = ['call', 'claims/call', 'calls', 'p50 ms', 'p99 ms', 'p50 ms/claim', 'target (p99)'];
   const text = [
     `NodePrepareResources of serve --mode dra, ${DEVICES} USB-like devices, one device per claim, ${ROUNDS} calls per ` +
-      `row (after ${WARMUP} warm-up calls); kubelet-sim's API server and DRA side in the same process, loopback HTTP;`,
+      `row (after ${WARMUP} warm-up calls); the driver in its own process on node ${DRIVER_NODE.version}, kubelet-sim's ` +
+      `API server and DRA side in the bench's, loopback HTTP;`,
     `checkpoint in ${tmpdir()}${isTmpfs(tmpdir()) ? ' (tmpfs)' : ''} (one directory fsync per call), CDI specs and ` +
       `kubelet-sim's state in ${CDI_PARENT}${isTmpfs(CDI_PARENT) ? ' (tmpfs)' : ''}.`,
     '',

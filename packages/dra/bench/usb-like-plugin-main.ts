@@ -1,0 +1,7 @@
+// The entry of the DRA prepare bench's driver process (usb-like-plugin.ts); prepare-bench.ts bundles and spawns
+// it with `serve --mode dra` and its flags.
+import { runPlugin } from '@kdp/core/plugin';
+import { createDraServeMode } from '../src/dra-serve-mode';
+import { usbLikePlugin } from './usb-like-plugin';
+
+void runPlugin(usbLikePlugin, {}, { modes: { dra: createDraServeMode() } });
