@@ -100,14 +100,16 @@ async function until(condition: () => Promise<boolean>, timeoutMs: number): Prom
 }
 
 /** The addon packages each image may hold under /app/node_modules (`{arch}`: x64 or arm64, npm's names). */
+const koffi = ['@koromix/koffi-linux-{arch}', 'koffi'];
 const addons: Record<string, string[]> = {
-  gpu: ['@koromix/koffi-linux-{arch}', 'koffi'],
-  sriov: [],
-  infiniband: [],
-  usb: ['node-gyp-build', 'usb'],
-  fpga: [],
-  // The all-in-one binary: the union of gpu's and usb's.
-  'device-plugins': ['@koromix/koffi-linux-{arch}', 'koffi', 'node-gyp-build', 'usb'],
+  // koffi in every plugin: NVML in gpu's, and glibc's malloc_trim in all of them.
+  gpu: koffi,
+  sriov: koffi,
+  infiniband: koffi,
+  usb: [...koffi, 'node-gyp-build', 'usb'],
+  fpga: koffi,
+  // The all-in-one binary: the union of the plugins'.
+  'device-plugins': [...koffi, 'node-gyp-build', 'usb'],
   monitor: [],
 };
 const npmArch = { amd64: 'x64', arm64: 'arm64' } as const;
@@ -117,7 +119,10 @@ const loader = { amd64: 'ld-linux-x86-64.so.2', arm64: 'ld-linux-aarch64.so.1' }
 /** The native addons each image's processes load (required as they exit, in the runs under qemu). */
 const addonModules: Record<string, string[]> = {
   gpu: ['/app/node_modules/koffi'],
-  usb: ['/app/node_modules/usb'],
+  sriov: ['/app/node_modules/koffi'],
+  infiniband: ['/app/node_modules/koffi'],
+  usb: ['/app/node_modules/koffi', '/app/node_modules/usb'],
+  fpga: ['/app/node_modules/koffi'],
   'device-plugins': ['/app/node_modules/koffi', '/app/node_modules/usb'],
 };
 
@@ -414,6 +419,27 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
         writable: [],
       });
       expect(result).toEqual({ code: 0, output: 'object true\n' });
+    },
+  );
+
+  it.each(['gpu', 'sriov', 'infiniband', 'usb', 'fpga', 'device-plugins'])(
+    "%s: koffi binds the image's glibc malloc_trim, which the plugin runtime calls after a burst",
+    async (plugin) => {
+      const image = images.get(plugin);
+      const bundle = join(work, `trim-${plugin}`);
+      mkdirSync(bundle);
+      const script =
+        "const trim = require('/app/node_modules/koffi').load('libc.so.6').func('int malloc_trim(size_t pad)');" +
+        ' console.log(typeof trim(0))';
+      const result = await runInContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-trim-${plugin}-${process.pid}`,
+        args: ['/nodejs/bin/node', '-e', script],
+        readOnly: [],
+        writable: [],
+      });
+      expect(result).toEqual({ code: 0, output: 'number\n' });
     },
   );
 

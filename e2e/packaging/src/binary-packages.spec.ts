@@ -12,10 +12,10 @@ const workspace = join(__dirname, '..', '..', '..');
 /** Package folder, binary, and the native addons its bundle leaves external (its only dependencies). */
 const binaries = [
   ['plugin-gpu', 'gpu-device-plugin', ['koffi']],
-  ['plugin-sriov', 'sriov-device-plugin', []],
-  ['plugin-infiniband', 'infiniband-device-plugin', []],
-  ['plugin-usb', 'usb-device-plugin', ['usb']],
-  ['plugin-fpga', 'fpga-device-plugin', []],
+  ['plugin-sriov', 'sriov-device-plugin', ['koffi']],
+  ['plugin-infiniband', 'infiniband-device-plugin', ['koffi']],
+  ['plugin-usb', 'usb-device-plugin', ['koffi', 'usb']],
+  ['plugin-fpga', 'fpga-device-plugin', ['koffi']],
   ['monitor', 'device-monitor', []],
   ['device-plugins', 'kdp-device-plugins', ['koffi', 'usb']],
 ] as const;

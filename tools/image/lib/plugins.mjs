@@ -7,7 +7,10 @@
  * @typedef {{ name: string, files: string[] }} AddonPackage
  */
 
-/** koffi binds NVML (libnvidia-ml.so.1, mounted from the host by the NVIDIA runtime) for Xid events. */
+/**
+ * koffi binds NVML (libnvidia-ml.so.1, mounted from the host by the NVIDIA runtime) for Xid events, and in every
+ * plugin glibc's malloc_trim, which the plugin runtime calls once a burst of calls is over.
+ */
 const koffi = [
   {
     name: 'koffi',
@@ -83,33 +86,33 @@ export const plugins = {
   sriov: {
     project: '@kdp/plugin-sriov',
     binary: 'sriov-device-plugin',
-    addons: [],
+    addons: koffi,
     libraries: [],
     links: anchors.sriov,
   },
   infiniband: {
     project: '@kdp/plugin-infiniband',
     binary: 'infiniband-device-plugin',
-    addons: [],
+    addons: koffi,
     libraries: [],
     links: anchors.rdma,
   },
   usb: {
     project: '@kdp/plugin-usb',
     binary: 'usb-device-plugin',
-    addons: usb,
+    addons: [...koffi, ...usb],
     libraries: libudev,
     links: anchors.gdp,
   },
   fpga: {
     project: '@kdp/plugin-fpga',
     binary: 'fpga-device-plugin',
-    addons: [],
+    addons: koffi,
     libraries: [],
     links: anchors.intelFpga,
   },
   // The five plugins in one process (`serve --plugins gpu,usb,…`): its bundle keeps koffi and usb external, so
-  // it holds the union of gpu's and usb's addons and libraries.
+  // it holds the union of the plugins' addons and libraries.
   'device-plugins': {
     project: '@kdp/device-plugins',
     binary: 'kdp-device-plugins',

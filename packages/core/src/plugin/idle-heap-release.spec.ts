@@ -6,20 +6,31 @@ import {
   startIdleHeapRelease,
 } from './idle-heap-release';
 
+const MiB = 1024 * 1024;
+
 describe('startIdleHeapRelease', () => {
   const setUp = (): {
     collect: (c: Collection) => void;
     gcs: () => number;
+    /** What ran, in order: `gc` and `trim`. */
+    log: string[];
     clock: ReturnType<typeof createFakeClock>;
+    /** Sets the young generation's size, 8 MiB at the start. */
+    young: (bytes: number) => void;
     stop: () => void;
   } => {
     const clock = createFakeClock();
     let listener: ((c: Collection) => void) | undefined;
     let count = 0;
+    let youngBytes = 8 * MiB;
+    const log: string[] = [];
     const stop = startIdleHeapRelease({
       gc: () => {
         count += 1;
+        log.push('gc');
       },
+      trim: () => log.push('trim'),
+      youngGenerationBytes: () => youngBytes,
       quietMs: 10_000,
       clock,
       observe: (onCollection) => {
@@ -29,7 +40,10 @@ describe('startIdleHeapRelease', () => {
         };
       },
     });
-    return { collect: (c) => listener?.(c), gcs: () => count, clock, stop };
+    const young = (bytes: number): void => {
+      youngBytes = bytes;
+    };
+    return { collect: (c) => listener?.(c), gcs: () => count, log, clock, young, stop };
   };
   const scavenge = { minor: true, forced: false };
 
@@ -73,6 +87,46 @@ describe('startIdleHeapRelease', () => {
     collect({ minor: false, forced: false });
     clock.advance(60_000);
     expect(gcs()).toBe(2);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('trims the C heap a second after a release that found the young generation grown, never at a quiet start', () => {
+    const { collect, log, clock, young } = setUp();
+    burst(collect, clock, 5);
+    clock.advance(10_000);
+    clock.advance(60_000);
+    expect(log).toEqual(['gc']);
+    young(64 * MiB);
+    burst(collect, clock, 15);
+    clock.advance(60_000);
+    expect(log).toEqual(['gc']);
+    burst(collect, clock, 16);
+    clock.advance(10_000);
+    expect(log).toEqual(['gc', 'gc']);
+    clock.advance(999);
+    expect(log).toEqual(['gc', 'gc']);
+    clock.advance(1);
+    expect(log).toEqual(['gc', 'gc', 'trim']);
+    young(8 * MiB);
+    burst(collect, clock, 16);
+    clock.advance(60_000);
+    expect(log).toEqual(['gc', 'gc', 'trim', 'gc']);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('trims after the start when calls began before it went quiet (the young generation grew), and stops the trim', () => {
+    const { collect, log, clock, young, stop } = setUp();
+    young(64 * MiB);
+    burst(collect, clock, 12);
+    clock.advance(10_000);
+    clock.advance(1_000);
+    expect(log).toEqual(['gc', 'trim']);
+    burst(collect, clock, 20);
+    clock.advance(10_000);
+    expect(log).toEqual(['gc', 'trim', 'gc']);
+    stop();
+    clock.advance(60_000);
+    expect(log).toEqual(['gc', 'trim', 'gc']);
     expect(clock.pending).toBe(0);
   });
 

@@ -7,6 +7,7 @@ import type { Program } from './command-line';
 import { memoryReducingGc, startIdleHeapRelease } from './idle-heap-release';
 import type { CommonFlags } from './common-flags';
 import { ExitCode, UsageError } from './exit-code';
+import { createMallocTrim } from './malloc-trim';
 import { openLogFile, type LogFile } from './log-file';
 import type { ProcessServices } from './process-services';
 import type { RunIo, TextSink } from './run-io';
@@ -54,10 +55,20 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
   const controller = new AbortController();
   const releaseSignals = handleSignals(io, logger, controller, options.onHangup);
   const metrics = metricsOf(program, common);
-  // With `--expose-gc` (the images set it in NODE_OPTIONS) a burst's garbage is given back once it is quiet.
+  // With `--expose-gc` (the images set it in NODE_OPTIONS) a burst's garbage is given back once it is quiet, and
+  // the holes its freed buffers left in the C heap.
   const gc = memoryReducingGc();
   const stopHeapRelease =
-    gc === undefined ? undefined : startIdleHeapRelease({ gc, clock: io.clock ?? systemClock });
+    gc === undefined
+      ? undefined
+      : startIdleHeapRelease({
+          gc,
+          trim: createMallocTrim({
+            onUnavailable: (reason) =>
+              logger.debug({ reason }, 'malloc_trim unavailable; the C heap is not trimmed'),
+          }),
+          clock: io.clock ?? systemClock,
+        });
   let probeServer: ProbeServer | undefined;
   return {
     logger,

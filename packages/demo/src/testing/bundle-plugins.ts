@@ -2,8 +2,17 @@ import { join } from 'node:path';
 import { bundleEntry } from '@kdp/kubelet-sim/testing';
 import { PLUGIN_NAMES, type PluginName } from '../plugin-names';
 
-/** Native addons each plugin's build keeps out of its bundle (they resolve from the workspace's node_modules). */
-const EXTERNAL: Partial<Record<PluginName, readonly string[]>> = { gpu: ['koffi'], usb: ['usb'] };
+/**
+ * Native addons each plugin's build keeps out of its bundle (they resolve from the workspace's node_modules):
+ * koffi in every plugin (the runtime's malloc_trim), usb in usb's.
+ */
+const EXTERNAL: Record<PluginName, readonly string[]> = {
+  gpu: ['koffi'],
+  sriov: ['koffi'],
+  infiniband: ['koffi'],
+  usb: ['koffi', 'usb'],
+  fpga: ['koffi'],
+};
 
 /** The repository's `packages/` (this file is packages/demo/src/testing/bundle-plugins.ts). */
 const PACKAGES_DIR = join(__dirname, '..', '..', '..');
