@@ -16,25 +16,15 @@
 // As on a node, the checkpoint is on disk (the temporary directory) and the CDI specs on a tmpfs (/dev/shm, where
 // /var/run/cdi is one; `BENCH_CDI_PARENT=DIR` picks another). `BENCH_ROUNDS` (default 100; 20 short).
 // kubelet-sim's own state (its DRA manager checkpoint) goes there too.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  rmSync,
-  statfsSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { credentials } from '@grpc/grpc-js';
 import { draV1 } from '@kdp/api';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
-import { benchNode, bundleEntry, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
+import { benchNode, bundleEntry, readImageEnv, spawnPlugin, stopProcess } from '@kdp/kubelet-sim/testing';
 import { formatTable, percentile, SHORT, verdict } from './bench-table';
 import { USB_LIKE_DEVICES, USB_LIKE_DRIVER, USB_LIKE_RESOURCE } from './usb-like-plugin';
 
@@ -96,12 +86,6 @@ function published(api: ApiServer, count: number): Promise<string[]> {
   });
 }
 
-/** Resolves with the exit code once `child` exited. */
-const exitOf = (child: ChildProcess): Promise<number | null> =>
-  child.exitCode !== null || child.signalCode !== null
-    ? Promise.resolve(child.exitCode)
-    : new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-
 async function startBench(): Promise<Bench> {
   const base = mkdtempSync(join(tmpdir(), 'kdp-prepare-bench-'));
   const [registry, plugins, root] = ['plugins_registry', 'plugins', 'root'].map((d) => join(base, d)) as [
@@ -131,33 +115,28 @@ async function startBench(): Promise<Bench> {
   const registered = sim.waitFor('dra-registered', (e) => e.driver === DRIVER, 60_000);
   const slices = published(api, DEVICES);
   const driver = bundleEntry(join(WORKSPACE, 'packages', 'dra', 'bench', 'usb-like-plugin-main.ts'));
-  const logFile = join(base, 'driver.log');
-  const log = openSync(logFile, 'a');
-  const child = spawn(
-    DRIVER_NODE.path,
+  const driverProcess = spawnPlugin(
+    driver.path,
     [
-      driver.path,
       ...['serve', '--mode', 'dra', '--sysfs-root', root, '--dev-root', root, '--log-level', 'warn'],
       ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--cdi-dir', cdi],
       ...['--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
     ],
     // As its image starts it.
-    { stdio: ['ignore', log, log], env: { ...process.env, ...readImageEnv(WORKSPACE) } },
+    { ...process.env, ...readImageEnv(WORKSPACE) },
+    DRIVER_NODE.path,
   );
-  const exited = exitOf(child);
   const cleanup = async (): Promise<void> => {
     client.close();
-    await stopProcess(child, 10_000);
-    const code = await exited;
-    closeSync(log);
+    await stopProcess(driverProcess.child, 10_000);
+    const [code] = await driverProcess.exited;
     await sim.close();
     await api.close();
-    const logs = readFileSync(logFile, 'utf8');
     driver.remove();
     rmSync(base, { recursive: true, force: true });
     rmSync(cdi, { recursive: true, force: true });
     rmSync(kubelet, { recursive: true, force: true });
-    if (code !== 0) throw new Error(`the driver exited with ${code}:\n${logs}`);
+    if (code !== 0) throw new Error(`the driver exited with ${code}:\n${driverProcess.stderr()}`);
   };
   const client = new draV1.DRAPluginClient(
     `unix://${join(plugins, DRIVER, 'dra.sock')}`,
@@ -165,25 +144,15 @@ async function startBench(): Promise<Bench> {
   );
   let devices: string[];
   try {
-    const early = exited.then((code) => {
+    const early = driverProcess.exited.then(([code]) => {
       throw new Error(`the driver exited with ${code} before it served`);
     });
     [, devices] = await Promise.race([Promise.all([registered, slices]), early]);
   } catch (error) {
-    const logs = readFileSafe(logFile);
     await cleanup().catch(() => undefined);
-    throw new Error(`${(error as Error).message}\ndriver log:\n${logs}`);
+    throw new Error(`${(error as Error).message}\ndriver log:\n${driverProcess.stderr()}`);
   }
   return { api, sim, client, devices, cleanup };
-}
-
-/** A file's text, or nothing when it is gone. */
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
 }
 
 type ClaimRef = { readonly namespace: string; readonly name: string; readonly uid: string };

@@ -14,9 +14,17 @@ export interface PluginProcess {
   kill(): Promise<void>;
 }
 
-/** Spawns `node <bundle> <args>` (a bundle from `bundleEntry`, or a package's dist/main.js). */
-export function spawnPlugin(bundle: string, args: readonly string[], env?: NodeJS.ProcessEnv): PluginProcess {
-  const child = spawn(process.execPath, [bundle, ...args], {
+/**
+ * Spawns `node <bundle> <args>` (a bundle from `bundleEntry`, or a package's dist/main.js), with `node` the Node
+ * binary (default the one running this process; a bench passes `benchNode().path`).
+ */
+export function spawnPlugin(
+  bundle: string,
+  args: readonly string[],
+  env?: NodeJS.ProcessEnv,
+  node: string = process.execPath,
+): PluginProcess {
+  const child = spawn(node, [bundle, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env !== undefined ? { env } : {}),
   });
