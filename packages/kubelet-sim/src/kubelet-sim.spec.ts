@@ -416,6 +416,27 @@ describe('createKubeletSim', () => {
       await relisted;
       expect(s.resource(resource)?.capacity).toBe(4);
     });
+    it('the test plugin registers once per restart and per dropped stream, so a late first list still arrives', async () => {
+      const s = await start();
+      await registeredPlugin(s, { firstListDelayMs: 200 });
+      const registrations: number[] = [];
+      s.events.on('event', (e) => {
+        if (e.type === 'registered') registrations.push(e.at);
+      });
+      const listed = (): Promise<unknown> => s.waitFor('devices', (e) => e.healthy.length === 4, 20_000);
+      for (let i = 0; i < 10; i += 1) {
+        const relisted = listed();
+        await s.restart();
+        await relisted;
+      }
+      const relisted = listed();
+      s.dropStream(resource);
+      await relisted;
+      // A restart both ends the stream and replaces kubelet.sock: a plugin that answers both registers twice,
+      // and the second Register replaces the first one's stream before its list.
+      expect(registrations).toHaveLength(11);
+    });
+
     it('keeps admitted pods across a restart from the checkpoint, without a new Allocate (P-5, P-25)', async () => {
       const s = await start();
       await registeredPlugin(s, { reregister: 'never' });

@@ -398,7 +398,10 @@ describe('runConformance', () => {
     const result = statusOf(report, id);
     expect(result?.status).toBe(status);
     expect(result?.reason).toMatch(reason);
-    expect(report.ok).toBe(status !== 'fail');
+    // Named, so that a failure shows which check failed and why.
+    const failed = report.checks.filter((c) => c.status === 'fail').map((c) => `${c.id}: ${c.reason}`);
+    if (status === 'fail') expect(failed).toContainEqual(expect.stringMatching(new RegExp(`^${id}: `)));
+    else expect(failed).toEqual([]);
   });
 
   it('catches re-registering 2.5 s late: a warning after a dropped stream and after a restart', async () => {

@@ -72,9 +72,10 @@ export function createTestPluginRegistration(options: {
         state.needsRegister = false;
         try {
           if (!existsSync(state.kubeletSocket)) throw new Error('kubelet.sock missing');
-          state.kubeletInode = statSync(state.kubeletSocket).ino;
+          const kubeletInode = statSync(state.kubeletSocket).ino;
           await ensureServing();
           await registerOnce(state);
+          state.kubeletInode = kubeletInode;
           state.registrations += 1;
         } catch {
           state.needsRegister = true;
@@ -85,9 +86,14 @@ export function createTestPluginRegistration(options: {
       state.registering = false;
     }
   };
+  let scheduled = false;
+  // Once per disruption: a restart both ends the stream and replaces kubelet.sock, and a second Register would
+  // replace the first one's stream, whose end would ask for a third (a loop that never lists).
   const scheduleRegister = (): void => {
-    if (state.stopped || reregister === 'never') return;
+    if (state.stopped || reregister === 'never' || scheduled || state.registering) return;
+    scheduled = true;
     const go = (): void => {
+      scheduled = false;
       state.needsRegister = true;
       void register();
     };
@@ -99,6 +105,7 @@ export function createTestPluginRegistration(options: {
   const watchKubelet = (): (() => void) => {
     const poll = setInterval(() => {
       if (state.stopped || reregister === 'never' || state.options.pluginsRegistryDir !== undefined) return;
+      if (scheduled || state.registering) return;
       const ownGone = state.server !== undefined && !existsSync(state.socketPath);
       let kubeletChanged = false;
       try {

@@ -25,7 +25,7 @@ export interface TestPluginState {
   registerGeneration: number;
   /** ListAndWatch streams opened so far. */
   streamCount: number;
-  /** The inode of kubelet.sock at the last Register, to notice a kubelet restart. */
+  /** The inode of kubelet.sock at the last successful Register, to notice a kubelet restart. */
   kubeletInode: number | undefined;
   registering: boolean;
   needsRegister: boolean;
