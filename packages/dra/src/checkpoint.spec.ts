@@ -41,7 +41,9 @@ describe('createCheckpoint', () => {
     expect(await checkpoint.load()).toEqual({ claims: new Map(), bootId: 'boot-1' });
     await save(checkpoint, new Map([['uid-a', record]]));
     expect(statSync(checkpoint.path).mode & 0o777).toBe(0o600);
-    const file = JSON.parse(readFileSync(checkpoint.path, 'utf8'));
+    const text = readFileSync(checkpoint.path, 'utf8');
+    const file = JSON.parse(text);
+    expect(text).toBe(`${JSON.stringify(file)}\n`);
     expect(file).toEqual({
       version: 1,
       checksum: expect.stringMatching(/^[0-9a-f]{64}$/),

@@ -148,6 +148,19 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
   const currentBootId = async (): Promise<string> => (bootId ??= await readBootId(options.procRoot));
 
   /**
+   * The text last written or read, and the file it validated to. A prepare reads the checkpoint three times and
+   * writes it twice: an unchanged file is not parsed and hashed again, and no record is copied (they are never
+   * changed in place, only replaced).
+   */
+  let known: { readonly text: string; readonly file: CheckpointFile } | undefined;
+  const validated = (text: string): CheckpointFile | string => {
+    if (known?.text === text) return known.file;
+    const parsed = validate(text);
+    if (typeof parsed !== 'string') known = { text, file: parsed };
+    return parsed;
+  };
+
+  /**
    * One write: a temporary file renamed over the checkpoint, then — when `durable` — one fsync of the directory,
    * which makes the rename durable. The file itself is not fsynced, on purpose. A process that dies loses nothing
    * that was renamed (the page cache has it); only a crash of the node can lose data not synced, and after one the
@@ -161,8 +174,7 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
    */
   const write = async (claims: ReadonlyMap<string, PreparedClaimRecord>, durable: boolean): Promise<void> => {
     const data = { bootId: await currentBootId(), claims: Object.fromEntries(claims) };
-    const file: CheckpointFile = { version: CHECKPOINT_VERSION, checksum: checksum(data), data };
-    const text = `${JSON.stringify(file)}\n`;
+    const { file, text } = serialize(data);
     // Written under the lock, whose file is in `dir`: the directory is made only if it has gone since.
     try {
       await replaceFile(path, text, 0o600);
@@ -171,6 +183,7 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
       await mkdir(dir, { recursive: true, mode: 0o700 });
       await replaceFile(path, text, 0o600);
     }
+    known = { text, file };
     if (durable) await sync(dir);
   };
 
@@ -194,7 +207,7 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
     const current = await currentBootId();
     const text = await readText();
     if (text === undefined) return { claims: new Map(), bootId: current, dirty: false };
-    const parsed = validate(text);
+    const parsed = validated(text);
     if (typeof parsed === 'string') {
       const movedTo = `${path}.corrupt-${Math.floor(now())}`;
       await rename(path, movedTo);
@@ -228,7 +241,7 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
       }),
     async read() {
       const text = await readText();
-      const parsed = text === undefined ? 'none' : validate(text);
+      const parsed = text === undefined ? 'none' : validated(text);
       if (typeof parsed === 'string' || parsed.data.bootId !== (await currentBootId())) return new Map();
       return new Map(Object.entries(parsed.data.claims));
     },
@@ -236,8 +249,19 @@ export function createCheckpoint(options: CheckpointOptions): Checkpoint {
   };
 }
 
-function checksum(data: CheckpointFile['data']): string {
-  return createHash('sha256').update(JSON.stringify(data)).digest('hex');
+function checksum(dataJson: string): string {
+  return createHash('sha256').update(dataJson).digest('hex');
+}
+
+/** The file of `data` and its text, `JSON.stringify(file)` and a newline, with the data stringified once. */
+function serialize(data: CheckpointFile['data']): { file: CheckpointFile; text: string } {
+  const dataJson = JSON.stringify(data);
+  const file: CheckpointFile = { version: CHECKPOINT_VERSION, checksum: checksum(dataJson), data };
+  // The keys in the order `JSON.stringify(file)` writes them.
+  return {
+    file,
+    text: `{"version":${file.version},"checksum":${JSON.stringify(file.checksum)},"data":${dataJson}}\n`,
+  };
 }
 
 /** The parsed file, or why it is not a checkpoint this code can use. */
@@ -255,6 +279,6 @@ function validate(text: string): CheckpointFile | string {
   if (data === null || typeof data !== 'object' || typeof data.bootId !== 'string')
     return 'data.bootId is missing';
   if (data.claims === null || typeof data.claims !== 'object') return 'data.claims is missing';
-  if (file.checksum !== checksum(data)) return 'checksum mismatch';
+  if (file.checksum !== checksum(JSON.stringify(data))) return 'checksum mismatch';
   return file as CheckpointFile;
 }
