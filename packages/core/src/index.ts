@@ -95,7 +95,7 @@ export { topologyPreferredAllocation } from './topology-preferred-allocation';
 export type { TopologyPreferenceOptions } from './topology-preferred-allocation';
 
 // configuration, CDI, Kubernetes API access, metrics
-export { z } from 'zod';
+export * as z from './config/z';
 export { ConfigError, isConfigError } from './config/config-error';
 export type { ConfigIssue } from './config/config-error';
 export { parseConfigText, validateConfigValue } from './config/load-config';

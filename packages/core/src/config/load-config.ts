@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import type * as Yaml from 'yaml';
-import type { z } from 'zod';
+import type * as z from './z';
+import type { $ZodIssue as ZodIssue } from 'zod/v4/core';
 import { ConfigError, type ConfigIssue } from './config-error';
 import { formatConfigPath } from './format-config-path';
 
@@ -142,8 +143,6 @@ export function validateConfigValue<S extends z.ZodType>(
 function ignored(issue: ConfigIssue): ConfigIssue {
   return { path: issue.path, message: `${issue.message}; ignored` };
 }
-
-type ZodIssue = z.core.$ZodIssue;
 
 function toConfigIssues(issue: ZodIssue): ConfigIssue[] {
   const path = issue.path;

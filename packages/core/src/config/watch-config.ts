@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from './z';
 import { isConfigError, type ConfigIssue } from './config-error';
 import { createConfigFileWatch } from './config-file-watch';
 import { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load-config';

@@ -1,6 +1,6 @@
 import type { Clock, Logger } from '@kdp/base';
 import type { Host } from '@kdp/topology';
-import type { z } from 'zod';
+import type * as z from '../config/z';
 import type { UnknownKeyPolicy } from '../config/load-config';
 import type { ContainerAllocation, PluginDevice } from '../plugin-device';
 import type { ResourceDeclaration, AllocateContext } from '../resource-declaration';

@@ -1,7 +1,7 @@
 import type { Logger } from '@kdp/base';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from '../config/z';
 import { formatConfigIssues, type ConfigIssue } from '../config/config-error';
 import {
   loadConfig,
