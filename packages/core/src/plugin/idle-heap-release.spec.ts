@@ -90,6 +90,32 @@ describe('startIdleHeapRelease', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it("is not put off by the idle process's own scavenges (every 4 s), which never add up to a burst", () => {
+    const { collect, gcs, clock } = setUp();
+    burst(collect, clock, 4); // the start, its last scavenge at 4 s
+    const idle = (seconds: number): void => {
+      for (let t = 0; t < seconds; t += 4) {
+        clock.advance(4_000);
+        collect(scavenge);
+      }
+    };
+    idle(8);
+    clock.advance(1_999);
+    expect(gcs()).toBe(0);
+    clock.advance(1);
+    expect(gcs()).toBe(1); // 10 s after the start's last scavenge, two idle ones later
+    idle(600);
+    clock.advance(1_000); // the burst's first scavenge 2 s after the last idle one
+    burst(collect, clock, 15);
+    clock.advance(60_000);
+    expect(gcs()).toBe(1);
+    idle(40);
+    clock.advance(1_000);
+    burst(collect, clock, 16);
+    clock.advance(10_000);
+    expect(gcs()).toBe(2);
+  });
+
   it('trims the C heap a second after a release that found the young generation grown, never at a quiet start', () => {
     const { collect, log, clock, young } = setUp();
     burst(collect, clock, 5);

@@ -46,6 +46,14 @@ export function memoryReducingGc(
  */
 const TRIM_DELAY_MS = 1_000;
 
+/**
+ * A scavenge at least this long after the previous one is the idle process's own: its probes and timers allocate a
+ * little every second, and fill the young generation every few seconds (measured: the idle SR-IOV plugin with four
+ * resources, every 4–9 s). Such a scavenge neither counts toward a burst nor puts the release off; a burst's come
+ * many a second.
+ */
+const IDLE_GAP_MS = 2_000;
+
 /** Options of {@link startIdleHeapRelease}. */
 export interface IdleHeapReleaseOptions {
   /** A full, compacting collection: `globalThis.gc`, there when Node runs with `--expose-gc` (the images set it). */
@@ -58,7 +66,7 @@ export interface IdleHeapReleaseOptions {
   readonly trim?: () => void;
   /** The young generation's size in bytes; default V8's `new_space` (`v8.getHeapSpaceStatistics`). */
   readonly youngGenerationBytes?: () => number;
-  /** How long without a scavenge before the heap is released; default 10 s. */
+  /** How long after the last scavenge of a burst (or of the start) the heap is released; default 10 s. */
   readonly quietMs?: number;
   /**
    * How many scavenges since the last release make a burst worth a release; default 16 (each is a young
@@ -92,15 +100,16 @@ export function observeCollections(onCollection: (collection: Collection) => voi
 }
 
 /**
- * Gives the memory of a burst of work back once the process is quiet again: `quietMs` after the last scavenge
- * (V8 scavenges only while the process allocates), one full collection, when the burst scavenged at least
+ * Gives the memory of a burst of work back once the process is quiet again: `quietMs` after the burst's last
+ * scavenge (V8 scavenges only while the process allocates; one that comes `IDLE_GAP_MS` or more after the one
+ * before is the idle process's own, and does not count), one full collection, when the burst scavenged at least
  * `minScavenges` times, or when it was the process's start. Under a burst V8 grows the young generation to its
  * maximum and keeps it, with the burst's garbage, after the process went idle (a plugin after 3,000 Allocates);
  * and the V8 of Node 24, which the images run, no longer shrinks the heap of an idle process after its start by
  * itself (measured: 31 MiB anonymous 20 s after start, 21.5 with this release; Node 20 released it on its own).
  * When the young generation had grown since the release started (8 MiB at a quiet start, 64 after 3,000
  * Allocates), the C heap is trimmed too, a second later (`trim`). Nothing runs while the process stays idle: the
- * timer is armed by a scavenge only, and the release's own (forced, full) collection does not arm it again. A small
+ * timer is armed by a burst's scavenge only (or the start's), and the release's own (forced, full) collection does not arm it again. A small
  * burst later on (a rescan) is left alone. Returns the stop.
  */
 export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => void {
@@ -111,7 +120,11 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
   const youngAtStart = youngBytes();
   let timer: TimerHandle | undefined;
   let trimTimer: TimerHandle | undefined;
+  /** The burst's scavenges since the last release. */
   let scavenges = 0;
+  /** When the last scavenge ran, and whether it was apart from the one before (an idle one, or a burst's first). */
+  let lastAt: number | undefined;
+  let apart = false;
   let started = false;
   const trim = (): void => {
     trimTimer = undefined;
@@ -127,12 +140,26 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
     }
     started = true;
     scavenges = 0;
+    apart = false;
+  };
+  const arm = (): void => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+    timer = clock.setTimeout(release, quietMs);
   };
   const stopObserving = (options.observe ?? observeCollections)((collection) => {
     if (!collection.minor || collection.forced) return;
-    scavenges += 1;
-    if (timer !== undefined) clock.clearTimeout(timer);
-    timer = clock.setTimeout(release, quietMs);
+    const now = clock.now();
+    const close = lastAt !== undefined && now - lastAt < IDLE_GAP_MS;
+    lastAt = now;
+    if (close) {
+      // A burst: this scavenge and the one apart that began it count, and the release waits for its end.
+      scavenges += apart ? 2 : 1;
+      apart = false;
+      arm();
+    } else {
+      apart = true;
+      if (!started && timer === undefined) arm();
+    }
   });
   return () => {
     stopObserving();
