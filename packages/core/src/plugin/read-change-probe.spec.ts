@@ -59,6 +59,35 @@ describe('readChangeProbe', () => {
     expect(read()).not.toBe(before);
   });
 
+  it('reads the same probe again as a fresh one: a path that was missing is seen when it appears and when it goes', () => {
+    const host = createHost({
+      sysfsRoot: fixture.root,
+      devRoot: fixture.devRoot,
+      procRoot: fixture.procRoot,
+    });
+    const same: ChangeProbe = {
+      sysfs: { read: ['class/net/eth1/carrier'], list: ['class/net/eth1'], links: ['class/net/eth1/device'] },
+    };
+    const fresh = (): string => readChangeProbe(host, { sysfs: { ...same.sysfs } });
+    const missing = readChangeProbe(host, same);
+    expect(missing).toBe('\u0001ENOENT\u0000\u0001ENOENT\u0000\u0001ENOENT');
+    expect(readChangeProbe(host, same)).toBe(missing);
+    fixture.write('class/net/eth1/carrier', '1\n');
+    fixture.link('class/net/eth1/device', '../../../bus/pci/devices/0000:3b:02.1');
+    expect(readChangeProbe(host, same)).toBe(fresh());
+    expect(readChangeProbe(host, same)).toBe(
+      'carrier/device\u00001\n\u0000../../../bus/pci/devices/0000:3b:02.1',
+    );
+    rmSync(join(fixture.root, 'class/net/eth1'), { recursive: true });
+    expect(readChangeProbe(host, same)).toBe(missing);
+    // Prepared per host: the same probe read through another host reads that host.
+    const devices: ChangeProbe = { devfs: { list: ['/dev/vfio'] } };
+    const other = createHost({ sysfsRoot: fixture.root, devRoot: fixture.root, procRoot: fixture.procRoot });
+    expect(readChangeProbe(host, devices)).toBe('12');
+    expect(readChangeProbe(other, devices)).toBe('\u0001ENOENT');
+    expect(readChangeProbe(host, devices)).toBe('12');
+  });
+
   it('never throws, and never leaves its roots', () => {
     const host = createHost({
       sysfsRoot: fixture.root,
