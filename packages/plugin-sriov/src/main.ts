@@ -1,3 +1,5 @@
+// First: holds V8's optimizing compilers off until the plugin serves (@kdp/core's optimizing-compilers.ts).
+import '@kdp/core/start';
 import { anchorInvocation, runPlugin } from '@kdp/core/plugin';
 import { createDraServeMode } from '@kdp/dra';
 import { sriovPlugin } from './plugin';

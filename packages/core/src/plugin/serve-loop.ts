@@ -26,7 +26,8 @@ export interface ServeOptions {
 /**
  * `serve` in any mode: the configurations loaded (a bad one stops the process before anything is served), the
  * mode's backend created, the plugins' scans feeding it, until SIGTERM or SIGINT, or the backend ends by itself.
- * The backend opens before the first scans and starts after them; `/readyz` is its readiness once started.
+ * The backend opens before the first scans and starts after them; `/readyz` is its readiness once started, and V8's
+ * optimizing compilers, held off for the start, go on then.
  */
 export async function serve(options: ServeOptions): Promise<number> {
   const { process } = options;
@@ -49,7 +50,10 @@ export async function serve(options: ServeOptions): Promise<number> {
   );
   served.push(...servePlugins(options, backend));
   logStarting(options);
-  await runUntilStopped(backend, served, process.signal, () => (started = true));
+  await runUntilStopped(backend, served, process.signal, () => {
+    started = true;
+    process.serving();
+  });
   process.logger.info({}, 'stopped');
   return ExitCode.Ok;
 }
