@@ -58,6 +58,8 @@ export type {
 } from './plugin-device';
 export type { DeviceListener, DeviceSource } from './device-source';
 export { Code } from './code';
+export { optimizingCompilers } from './optimizing-compilers';
+export type { OptimizingCompilers } from './optimizing-compilers';
 export { DevicePluginError } from './device-plugin-error';
 export type {
   AllocateEvent,

@@ -1,11 +1,16 @@
 import { toGrpcError } from './device-plugin-error';
+import { optimizingCompilers } from './optimizing-compilers';
 
-/** Answers a unary call with what `work` resolves to, or with its rejection as a gRPC status. */
+/**
+ * Answers a unary call with what `work` resolves to, or with its rejection as a gRPC status. A call is work for the
+ * process: TurboFan, held off since its start (`@kdp/core/start`), goes on with the first one.
+ */
 export function unaryReply<T>(
   work: () => Promise<T>,
   context: string,
   callback: (error: ReturnType<typeof toGrpcError> | null, value?: T) => void,
 ): void {
+  optimizingCompilers.release();
   work().then(
     (value) => callback(null, value),
     (error: unknown) => callback(toGrpcError(error, context)),

@@ -1,4 +1,5 @@
 import { systemClock } from '@kdp/base';
+import { optimizingCompilers } from '@kdp/core';
 import type { ServeModeContext } from '@kdp/core/plugin';
 import { Registry } from 'prom-client';
 import { createDraServeMode } from './dra-serve-mode';
@@ -31,5 +32,16 @@ describe('createDraServeMode', () => {
     await backend(':0', registry);
     expect(mockMetricsLoads).toEqual(['dra-metrics']);
     expect((await registry.getMetricsAsJSON()).map((m) => m.name)).toContain('kdp_dra_prepare_calls_total');
+  });
+
+  it("turns V8's TurboFan on once its drivers serve, after a start that held it off (@kdp/core/start)", async () => {
+    const started = await backend(undefined, new Registry());
+    expect(optimizingCompilers.hold()).toBe(true);
+    try {
+      await started.start?.();
+      expect(optimizingCompilers.held).toBe(false);
+    } finally {
+      optimizingCompilers.release();
+    }
   });
 });

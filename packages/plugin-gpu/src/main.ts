@@ -1,4 +1,4 @@
-// First: holds V8's optimizing compilers off until the plugin serves (@kdp/core's optimizing-compilers.ts).
+// First: holds V8's TurboFan off until the first call the plugin serves (@kdp/core's optimizing-compilers.ts).
 import '@kdp/core/start';
 import { basename } from 'node:path';
 import { anchorInvocation, runPlugin } from '@kdp/core/plugin';

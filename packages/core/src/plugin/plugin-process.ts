@@ -9,7 +9,6 @@ import type { CommonFlags } from './common-flags';
 import { ExitCode, UsageError } from './exit-code';
 import { createMallocTrim } from './malloc-trim';
 import { openLogFile, type LogFile } from './log-file';
-import { optimizingCompilers, type OptimizingCompilers } from './optimizing-compilers';
 import type { ProcessServices } from './process-services';
 import type { RunIo, TextSink } from './run-io';
 
@@ -26,8 +25,6 @@ export type Readiness = () => { readonly ok: boolean; readonly message?: string 
 export interface PluginProcess extends ProcessServices {
   /** Serves /metrics, /healthz and /readyz on `--metrics-address` (nothing without it); closed by `close`. */
   startProbeServer(readiness: Readiness): Promise<void>;
-  /** The command serves (`serve`'s first scans are served): V8's optimizing compilers, held off for the start, go on. */
-  serving(): void;
   /** Closes the probe server and the log file, and lets go of the signals. */
   close(): Promise<void>;
 }
@@ -40,8 +37,6 @@ export interface PluginProcessOptions {
   readonly stderr: TextSink;
   /** SIGHUP: reload the configurations (`serve`); absent: SIGHUP keeps its default action. */
   readonly onHangup?: (logger: Logger) => void;
-  /** V8's optimizing compilers, released by `serving`; default the process's (`@kdp/core/start` holds them). */
-  readonly compilers?: OptimizingCompilers;
 }
 
 /**
@@ -90,12 +85,6 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
         readiness,
       });
       logger.info({ url: probeServer.url }, 'serving /metrics, /healthz and /readyz');
-    },
-    serving() {
-      const compilers = options.compilers ?? optimizingCompilers;
-      if (!compilers.held) return;
-      compilers.release();
-      logger.debug({}, 'optimizing compilers on');
     },
     async close() {
       stopHeapRelease?.();

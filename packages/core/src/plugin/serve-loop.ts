@@ -26,8 +26,7 @@ export interface ServeOptions {
 /**
  * `serve` in any mode: the configurations loaded (a bad one stops the process before anything is served), the
  * mode's backend created, the plugins' scans feeding it, until SIGTERM or SIGINT, or the backend ends by itself.
- * The backend opens before the first scans and starts after them; `/readyz` is its readiness once started, and V8's
- * optimizing compilers, held off for the start, go on then.
+ * The backend opens before the first scans and starts after them; `/readyz` is its readiness once started.
  */
 export async function serve(options: ServeOptions): Promise<number> {
   const { process } = options;
@@ -50,10 +49,7 @@ export async function serve(options: ServeOptions): Promise<number> {
   );
   served.push(...servePlugins(options, backend));
   logStarting(options);
-  await runUntilStopped(backend, served, process.signal, () => {
-    started = true;
-    process.serving();
-  });
+  await runUntilStopped(backend, served, process.signal, () => (started = true));
   process.logger.info({}, 'stopped');
   return ExitCode.Ok;
 }

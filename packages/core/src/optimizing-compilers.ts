@@ -15,26 +15,30 @@ export interface OptimizingCompilersOptions {
 }
 
 /**
- * V8's optimizing compilers, Maglev and TurboFan, held off while a plugin starts. A start runs each of its
- * functions a few times (flags, configuration, discovery, the first registration); the interpreter and the
- * Sparkplug baseline compiler run it as fast, and what one optimization costs stays: compiling a single function
- * with TurboFan pages in about 4.5 MiB of Node's binary (its compiler's code), Maglev 1.5 MiB, resident for the
- * process's life. Measured on the idle GPU plugin, Node 24: 52.8 → 46.9 MiB file-backed, VmRSS 72.2 → 66.5 MiB.
- * Once the plugin serves they are turned on, so that the calls it serves (a burst of Allocates) are optimized.
+ * V8's top compiler, TurboFan, held off from a plugin's start until the first call it serves. A start runs each of
+ * its functions a few times (flags, configuration, discovery, registration) and an idle plugin runs its probes once
+ * a second: the interpreter, Sparkplug and Maglev run them about as fast, and what a TurboFan compilation costs
+ * stays. Its first one pages in about 4.5 MiB of Node's binary (the compiler's own code), resident for the
+ * process's life; Maglev's is 1.5 MiB, and Maglev stays on. Measured on the GPU plugin, Node 24: its start
+ * optimized 2 functions with TurboFan and 30 with Maglev (52.8 MiB file-backed when idle, 47.4 held). Held only
+ * until it serves, its probes alone brought TurboFan in after 10 to 15 minutes idle. Held until the first call,
+ * the calls are optimized as before (Allocate p50 1.07–1.09× the naive plugin's); holding Maglev too saved another
+ * 0.5 MiB but left Allocate at 1.15–1.20×: the functions that ran while both were off tiered up only after
+ * thousands of further calls.
  */
 export interface OptimizingCompilers {
-  /** Turns Maglev and TurboFan off, unless the user chose the tiers; whether they are held now. */
+  /** Turns TurboFan off, unless the user chose the tiers; whether it is held now. */
   hold(): boolean;
-  /** Turns them back on, if `hold` turned them off; does nothing otherwise. */
+  /** Turns it back on, if `hold` turned it off; does nothing otherwise. */
   release(): void;
-  /** Whether they are held off now. */
+  /** Whether it is held off now. */
   readonly held: boolean;
 }
 
-/** The tiers held off by {@link OptimizingCompilers.hold}, and their flags to turn them off and on. */
-const TIERS = ['maglev', 'turbofan'] as const;
+/** The tiers held off by {@link OptimizingCompilers.hold}: `--no-<tier>` turns one off, `--<tier>` on. */
+const TIERS = ['turbofan'] as const;
 
-/** Creates the gate of V8's optimizing compilers; nothing changes until `hold` is called. */
+/** Creates the gate of V8's optimizing compiler; nothing changes until `hold` is called. */
 export function createOptimizingCompilers(options: OptimizingCompilersOptions = {}): OptimizingCompilers {
   const setFlags = options.setFlags ?? setFlagsFromString;
   const nodeOptions = options.nodeOptions ?? processNodeOptions;
@@ -64,7 +68,7 @@ function processNodeOptions(): readonly string[] {
 }
 
 /**
- * The process's optimizing compilers: held by `@kdp/core/start`, the first import of every plugin's `main.ts`,
- * and released by `serve` once its first scans are served.
+ * The process's optimizing compiler gate: held by `@kdp/core/start`, the first import of every plugin's `main.ts`,
+ * and released by the first call the process serves (`unaryReply`, the DRA service).
  */
 export const optimizingCompilers: OptimizingCompilers = createOptimizingCompilers();
