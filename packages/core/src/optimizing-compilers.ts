@@ -19,8 +19,8 @@ export interface OptimizingCompilersOptions {
  * its functions a few times (flags, configuration, discovery, registration) and an idle plugin runs its probes once
  * a second: the interpreter, Sparkplug and Maglev run them about as fast, and what a TurboFan compilation costs
  * stays. Its first one pages in about 4.5 MiB of Node's binary (the compiler's own code), resident for the
- * process's life; Maglev's is 1.5 MiB, and Maglev stays on. Measured on the GPU plugin, Node 24: its start
- * optimized 2 functions with TurboFan and 30 with Maglev (52.8 MiB file-backed when idle, 47.4 held). Held only
+ * process's life; Maglev's is 1.4 MiB, and Maglev stays on. Measured on the GPU plugin, Node 24: its start
+ * optimized 2 functions with TurboFan and 30 with Maglev (51.6 MiB file-backed when idle, 46.3 held). Held only
  * until it serves, its probes alone brought TurboFan in after 10 to 15 minutes idle. Held until the first call,
  * the calls are optimized as before (Allocate p50 1.07–1.09× the naive plugin's); holding Maglev too saved another
  * 0.5 MiB but left Allocate at 1.15–1.20×: the functions that ran while both were off tiered up only after
