@@ -69,6 +69,6 @@ function processNodeOptions(): readonly string[] {
 
 /**
  * The process's optimizing compiler gate: held by `@kdp/core/start`, the first import of every plugin's `main.ts`,
- * and released by the first call the process serves (`unaryReply`, the DRA service).
+ * and released by the first call the process serves (`unaryReply`), or in DRA mode once its drivers serve.
  */
 export const optimizingCompilers: OptimizingCompilers = createOptimizingCompilers();

@@ -151,7 +151,7 @@ async function createBackend(
       for (const driver of drivers.values()) await driver.start();
       // TurboFan, held off since the start (@kdp/core/start), goes on once the drivers serve, not at the first
       // NodePrepareResources as in the device-plugin mode: tiering up during the first calls put the prepare
-      // bench's one-claim p99 at 14.5–18.6 ms, against 6.3–8.5 without the hold (three runs each).
+      // bench's one-claim p99 at 14.5–18.6 ms in three runs of four, against 6.3–8.5 in three runs without the hold.
       optimizingCompilers.release();
     },
     async stop() {
