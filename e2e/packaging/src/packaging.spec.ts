@@ -120,7 +120,8 @@ describe.each(libraries)('the @kdp/%s tarball', (lib) => {
     expect(manifest).toMatchObject({
       name: `@kdp/${lib}`,
       license: 'Apache-2.0',
-      sideEffects: false,
+      // Only @kdp/core/start is imported for its side effect (V8's TurboFan held off): bundlers must keep it.
+      sideEffects: lib === 'core' ? ['./src/start.ts', './dist/start.js'] : false,
       engines: { node: '>=20' },
       publishConfig: { access: 'public' },
       repository: {
@@ -253,14 +254,20 @@ describe('a plain consumer of the installed tarballs', () => {
 
   it('require() loads every entry point from dist', async () => {
     const ids = entrySpecifiers();
-    expect(ids).toEqual(expect.arrayContaining(['@kdp/base', '@kdp/core/plugin', '@kdp/core/testing']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['@kdp/base', '@kdp/core/plugin', '@kdp/core/start', '@kdp/core/testing']),
+    );
     const script = [
       "const assert = require('node:assert');",
       `const ids = ${JSON.stringify(ids)};`,
+      // @kdp/core/start exports nothing: it is imported for its side effect, checked below.
+      "const sideEffectOnly = new Set(['@kdp/core/start']);",
       'for (const id of ids) {',
       '  assert.match(require.resolve(id), /node_modules[\\\\/]@kdp[\\\\/][\\w-]+[\\\\/]dist[\\\\/]/, id);',
-      '  assert.ok(Object.keys(require(id)).length > 0, id);',
+      '  const loaded = require(id);',
+      '  if (!sideEffectOnly.has(id)) assert.ok(Object.keys(loaded).length > 0, id);',
       '}',
+      "assert.strictEqual(require('@kdp/core').optimizingCompilers.held, true, '@kdp/core/start holds TurboFan');",
       "assert.strictEqual(typeof require('@kdp/core').createKubeClient, 'function');",
       "assert.strictEqual(typeof require('@kdp/core/plugin').definePlugin, 'function');",
       "assert.strictEqual(typeof require('@kdp/base').createLogger, 'function');",
