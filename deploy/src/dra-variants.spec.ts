@@ -820,7 +820,20 @@ describe('rolling update with maxSurge 1: the new pod runs beside the old one, w
       try {
         const old = start(oldUid);
         await until('the old pod’s registration', () => connected().length === 1);
-        await until('the old pod’s slices', () => devices().length > 0);
+        // Every pool it serves written at least once: a pool's slices go out in their own writes, so the first
+        // slice seen is not yet the node's whole publication.
+        await until('the old pod’s slices, every pool', () => {
+          // Whole lines only: the last may still be arriving.
+          const lines = stderr
+            .slice(0, stderr.lastIndexOf('\n') + 1)
+            .split('\n')
+            .flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Mapping] : []));
+          const pools = (msg: string): Set<unknown> =>
+            new Set(lines.filter((l) => l['msg'] === msg).map((l) => l['pool']));
+          const served = pools('resource served through DRA');
+          const written = pools('ResourceSlices written');
+          return served.size > 0 && [...served].every((pool) => written.has(pool)) && devices().length > 0;
+        });
         const published = devices();
         const [oldEndpoint] = connected();
         start(newUid);
