@@ -1,15 +1,7 @@
-import type * as Koffi from 'koffi';
-
-/** The C library whose allocator is trimmed: glibc's, which every image ships (Debian's libc6). */
-const LIBC = 'libc.so.6';
+import { bindLibcFunction, type LibcOptions } from './libc-function';
 
 /** Options of {@link createMallocTrim}. */
-export interface MallocTrimOptions {
-  /** Loads koffi; default `require('koffi')`, external to every bundle and shipped in every plugin image. */
-  readonly loadKoffi?: () => typeof Koffi;
-  /** Told once, on the first call, why there is nothing to trim with (no koffi, no glibc); default silent. */
-  readonly onUnavailable?: (reason: string) => void;
-}
+export type MallocTrimOptions = LibcOptions;
 
 /**
  * glibc's `malloc_trim(0)`, bound through koffi on its first call: hands back to the system every whole free page
@@ -22,17 +14,7 @@ export interface MallocTrimOptions {
 export function createMallocTrim(options: MallocTrimOptions = {}): () => void {
   let trim: ((pad: number) => number) | null | undefined;
   return () => {
-    if (trim === undefined) trim = bind(options);
+    if (trim === undefined) trim = bindLibcFunction('int malloc_trim(size_t pad)', options);
     trim?.(0);
   };
-}
-
-function bind(options: MallocTrimOptions): ((pad: number) => number) | null {
-  try {
-    const koffi = (options.loadKoffi ?? (() => require('koffi') as typeof Koffi))();
-    return koffi.load(LIBC).func('int malloc_trim(size_t pad)') as (pad: number) => number;
-  } catch (error) {
-    options.onUnavailable?.(error instanceof Error ? error.message : String(error));
-    return null;
-  }
 }
