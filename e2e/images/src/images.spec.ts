@@ -443,6 +443,64 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
     },
   );
 
+  it('gpu: once idle, the plugin pages out the code its start ran, under runc (uid 0, no capabilities, read-only root)', async () => {
+    const image = images.get('gpu');
+    const fixture = buildNodeFixture('gpu');
+    const dir = mkdtempSync(join(tmpdir(), 'kdp-dp-'));
+    const bundle = join(work, 'bundle-page-out');
+    mkdirSync(bundle);
+    const sim = await createKubeletSim({ dir });
+    let container: RuncContainer | undefined;
+    try {
+      container = await createRuncContainer({
+        image: `${image?.layout}:${image?.version}-amd64`,
+        bundle,
+        id: `kdp-e2e-page-out-${process.pid}`,
+        args: ['serve', ...fixture.args, '--device-plugin-dir', dir, '--log-level', 'debug'],
+        readOnly: fixture.readOnly,
+        writable: [...fixture.writable, dir],
+      });
+      const running = container;
+      await sim.until(fixture.resource, (state) => state.healthy.length > 0, 30_000);
+      // The start's collections run 10 s after its last scavenge, the page-out a second later.
+      const pagedOut = await logEntry(running, 'code paged out', 60_000);
+      expect({ refused: pagedOut['refused'], log: pagedOut['refused'] === 0 ? '' : running.log() }).toEqual({
+        refused: 0,
+        log: '',
+      });
+      const [before, after] = pagedOut['residentFileMiB'] as [number, number];
+      // The image's Node is this container's own file: the kernel reclaims what the start paged in.
+      expect(after).toBeLessThan(before / 2);
+      expect((running.memoryKiB()?.rss ?? Infinity) / 1024).toBeLessThan(56);
+    } finally {
+      await container?.remove();
+      await sim.close();
+      fixture.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  /** The first JSON log entry of `container` whose `msg` is `msg`, waited for up to `timeoutMs`. */
+  async function logEntry(
+    container: RuncContainer,
+    msg: string,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const entry = container
+        .log()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((e) => e['msg'] === msg);
+      if (entry !== undefined) return entry;
+      if (Date.now() > deadline)
+        throw new Error(`no "${msg}" log entry within ${timeoutMs / 1000} s:\n${container.log()}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
   /**
    * Runs `args` with `name`'s Node and bundle for both architectures (arm64 under qemu-aarch64-static), with
    * its addons required as it exits when `withAddons`; requires each run to exit 0 having mapped only files of

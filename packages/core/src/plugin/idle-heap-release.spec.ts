@@ -9,10 +9,12 @@ import {
 const MiB = 1024 * 1024;
 
 describe('startIdleHeapRelease', () => {
-  const setUp = (): {
+  const setUp = (
+    withPageOut = false,
+  ): {
     collect: (c: Collection) => void;
     gcs: () => number;
-    /** What ran, in order: `gc` and `trim`. */
+    /** What ran, in order: `gc`, `trim` and (`withPageOut`) `page-out`. */
     log: string[];
     clock: ReturnType<typeof createFakeClock>;
     /** Sets the young generation's size, 8 MiB at the start. */
@@ -30,6 +32,7 @@ describe('startIdleHeapRelease', () => {
         log.push('gc');
       },
       trim: () => log.push('trim'),
+      ...(withPageOut ? { pageOut: () => log.push('page-out') } : {}),
       youngGenerationBytes: () => youngBytes,
       quietMs: 10_000,
       clock,
@@ -153,6 +156,33 @@ describe('startIdleHeapRelease', () => {
     stop();
     clock.advance(60_000);
     expect(log).toEqual(['gc', 'trim', 'gc']);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('pages the code out a second after every release, the quiet start included, after the trim when one is due', () => {
+    const { collect, log, clock, young, stop } = setUp(true);
+    burst(collect, clock, 5);
+    clock.advance(10_000);
+    expect(log).toEqual(['gc']);
+    clock.advance(999);
+    expect(log).toEqual(['gc']);
+    clock.advance(1);
+    expect(log).toEqual(['gc', 'page-out']);
+    clock.advance(60_000);
+    young(64 * MiB);
+    burst(collect, clock, 16);
+    clock.advance(11_000);
+    expect(log).toEqual(['gc', 'page-out', 'gc', 'trim', 'page-out']);
+    // A small burst (a rescan) is left to V8: no collection, nothing paged out.
+    burst(collect, clock, 3);
+    clock.advance(60_000);
+    expect(log).toEqual(['gc', 'page-out', 'gc', 'trim', 'page-out']);
+    young(8 * MiB);
+    burst(collect, clock, 16);
+    clock.advance(10_500);
+    stop();
+    clock.advance(60_000);
+    expect(log).toEqual(['gc', 'page-out', 'gc', 'trim', 'page-out', 'gc']);
     expect(clock.pending).toBe(0);
   });
 

@@ -41,8 +41,8 @@ export function memoryReducingGc(
 }
 
 /**
- * How long after the collection the C heap is trimmed: V8 frees the ArrayBuffer backing stores it found dead (gRPC's
- * buffers, malloc'd) on a concurrent sweeper, after the collection returned.
+ * How long after the collection the C heap is trimmed and the code paged out: V8 frees the ArrayBuffer backing
+ * stores it found dead (gRPC's buffers, malloc'd) on a concurrent sweeper, after the collection returned.
  */
 const TRIM_DELAY_MS = 1_000;
 
@@ -64,6 +64,11 @@ export interface IdleHeapReleaseOptions {
    * start, where it measured 0.3 MiB, less than loading koffi for it costs. Default nothing.
    */
   readonly trim?: () => void;
+  /**
+   * Hands back the resident pages of the read-only file mappings, Node's binary above all (`createPageOut`), a
+   * second after every release: the start's and each burst's code stays resident otherwise. Default nothing.
+   */
+  readonly pageOut?: () => void;
   /** The young generation's size in bytes; default V8's `new_space` (`v8.getHeapSpaceStatistics`). */
   readonly youngGenerationBytes?: () => number;
   /** How long after the last scavenge of a burst (or of the start) the heap is released; default 10 s. */
@@ -108,7 +113,8 @@ export function observeCollections(onCollection: (collection: Collection) => voi
  * and the V8 of Node 24, which the images run, no longer shrinks the heap of an idle process after its start by
  * itself (measured: 31 MiB anonymous 20 s after start, 21.5 with this release; Node 20 released it on its own).
  * When the young generation had grown since the release started (8 MiB at a quiet start, 64 after 3,000
- * Allocates), the C heap is trimmed too, a second later (`trim`). Nothing runs while the process stays idle: the
+ * Allocates), the C heap is trimmed too, a second later (`trim`); then, after every release, the code's pages are
+ * paged out (`pageOut`). Nothing runs while the process stays idle: the
  * timer is armed by a burst's scavenge only (or the start's), and the release's own (forced, full) collection
  * does not arm it again. A small burst later on (a rescan) is left alone. Returns the stop.
  */
@@ -120,23 +126,28 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
   const youngAtStart = youngBytes();
   let timer: TimerHandle | undefined;
   let trimTimer: TimerHandle | undefined;
+  /** Whether the pending follow-up trims the C heap (a release found the young generation grown). */
+  let trimDue = false;
   /** The burst's scavenges since the last release. */
   let scavenges = 0;
   /** When the last scavenge ran, and whether it was apart from the one before (an idle one, or a burst's first). */
   let lastAt: number | undefined;
   let apart = false;
   let started = false;
-  const trim = (): void => {
+  const followUp = (): void => {
     trimTimer = undefined;
-    options.trim?.();
+    if (trimDue) options.trim?.();
+    trimDue = false;
+    options.pageOut?.();
   };
   const release = (): void => {
     timer = undefined;
     if (scavenges >= minScavenges || !started) {
       const grown = youngBytes() > youngAtStart;
       options.gc();
-      if (grown && options.trim !== undefined && trimTimer === undefined)
-        trimTimer = clock.setTimeout(trim, TRIM_DELAY_MS);
+      if (grown && options.trim !== undefined) trimDue = true;
+      if ((trimDue || options.pageOut !== undefined) && trimTimer === undefined)
+        trimTimer = clock.setTimeout(followUp, TRIM_DELAY_MS);
     }
     started = true;
     scavenges = 0;

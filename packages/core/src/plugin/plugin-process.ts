@@ -9,6 +9,7 @@ import type { CommonFlags } from './common-flags';
 import { ExitCode, UsageError } from './exit-code';
 import { createMallocTrim } from './malloc-trim';
 import { openLogFile, type LogFile } from './log-file';
+import { createPageOut } from './page-out';
 import type { ProcessServices } from './process-services';
 import type { RunIo, TextSink } from './run-io';
 
@@ -55,8 +56,8 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
   const controller = new AbortController();
   const releaseSignals = handleSignals(io, logger, controller, options.onHangup);
   const metrics = metricsOf(program, common);
-  // With `--expose-gc` (the images set it in NODE_OPTIONS) a burst's garbage is given back once it is quiet, and
-  // the holes its freed buffers left in the C heap.
+  // With `--expose-gc` (the images set it in NODE_OPTIONS) a burst's garbage is given back once it is quiet, the
+  // holes its freed buffers left in the C heap, and the pages of code it no longer runs.
   const gc = memoryReducingGc();
   const stopHeapRelease =
     gc === undefined
@@ -67,6 +68,7 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
             onUnavailable: (reason) =>
               logger.debug({ reason }, 'malloc_trim unavailable; the C heap is not trimmed'),
           }),
+          pageOut: pageOutLogged(logger),
           clock: io.clock ?? systemClock,
         });
   let probeServer: ProbeServer | undefined;
@@ -92,6 +94,26 @@ export async function startPluginProcess(options: PluginProcessOptions): Promise
       await logFile?.close();
       releaseSignals();
     },
+  };
+}
+
+/** {@link createPageOut}, with each page-out and its effect logged at debug level. */
+function pageOutLogged(logger: Logger): () => void {
+  const pageOut = createPageOut({
+    onUnavailable: (reason) => logger.debug({ reason }, 'page-out unavailable; code stays resident'),
+  });
+  return () => {
+    const result = pageOut();
+    if (result === undefined) return;
+    const mib = (kib: number): number => Math.round(kib / 102.4) / 10;
+    logger.debug(
+      {
+        mappings: result.advised,
+        refused: result.refused,
+        residentFileMiB: [mib(result.residentFileKiB.before), mib(result.residentFileKiB.after)],
+      },
+      'code paged out',
+    );
   };
 }
 
