@@ -1,4 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
+import { chosenByUser, processNodeOptions } from './node-options';
 
 /**
  * V8 options with which a user chose the compiler tiers: then they are left as chosen. `--jitless` (and
@@ -46,7 +47,7 @@ export function createOptimizingCompilers(options: OptimizingCompilersOptions = 
   return {
     hold() {
       if (held) return true;
-      if (nodeOptions().some((option) => TIER_CHOICE.test(option.replaceAll('_', '-')))) return false;
+      if (chosenByUser(nodeOptions(), TIER_CHOICE)) return false;
       for (const tier of TIERS) setFlags(`--no-${tier}`);
       held = true;
       return true;
@@ -60,11 +61,6 @@ export function createOptimizingCompilers(options: OptimizingCompilersOptions = 
       return held;
     },
   };
-}
-
-/** `process.execArgv` and the words of `NODE_OPTIONS`. */
-function processNodeOptions(): readonly string[] {
-  return [...process.execArgv, ...(process.env['NODE_OPTIONS'] ?? '').split(/\s+/).filter((w) => w !== '')];
 }
 
 /**
