@@ -8,10 +8,21 @@
 // KDP_BENCH_SHORT=1: 1,000 Allocates (p99 the 10th slowest), 2 restarts, 2 s idle. KDP_BENCH_JSON=FILE: the
 // figures as `{ metric: number }`.
 // KDP_BENCH_NODE=PATH: the Node both plugins run on; the nx target sets it to the images' own
-// (tools/image/runtime-node.mjs), default the Node running the bench.
+// (tools/image/runtime-node.mjs), default the Node running the bench. Each plugin runs from its own copy of that
+// binary, as each would from its own image: pages of a file two processes map count in both VmRSS figures, and
+// the kernel pages out only a page no other process maps (kdp pages its code out once idle, `page-out.ts`).
 // KDP_BENCH_CPU_PROF=DIR: both plugins run with `--cpu-prof`, their profiles written to DIR when they stop.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
@@ -94,17 +105,25 @@ async function main(): Promise<void> {
   const sim = await createKubeletSim({ dir: join(base, 'dp') });
   const profile = process.env['KDP_BENCH_CPU_PROF'];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
-  const spawnNode = (args: string[], env: Readonly<Record<string, string>> = {}): ChildProcess =>
-    spawn(NODE.path, [...nodeFlags, ...args], {
+  const spawnNode = (
+    binary: string,
+    args: string[],
+    env: Readonly<Record<string, string>> = {},
+  ): ChildProcess => {
+    const copy = join(base, binary);
+    copyFileSync(NODE.path, copy);
+    chmodSync(copy, 0o755);
+    return spawn(copy, [...nodeFlags, ...args], {
       stdio: ['ignore', log, log],
       env: { ...process.env, ...env },
     });
+  };
   const contenders: Contender[] = [
     {
       name: 'naive grpc-js plugin',
       resource: NAIVE,
       // The same device IDs as the GPU plugin's, so requests and answers are alike in size.
-      child: spawnNode([
+      child: spawnNode('naive-node', [
         naive.path,
         sim.dir,
         NAIVE,
@@ -117,6 +136,7 @@ async function main(): Promise<void> {
       name: 'kdp gpu-device-plugin',
       resource: KDP,
       child: spawnNode(
+        'kdp-node',
         [join(__dirname, '..', 'main.js'), 'serve', ...rootFlags(fixture), '--device-plugin-dir', sim.dir],
         // As its image starts it (tools/image/node-runtime.json).
         readImageEnv(join(__dirname, '..', '..', '..', '..')),
