@@ -423,14 +423,17 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
   );
 
   it.each(['gpu', 'sriov', 'infiniband', 'usb', 'fpga', 'device-plugins'])(
-    "%s: koffi binds the image's glibc malloc_trim, which the plugin runtime calls after a burst",
+    "%s: koffi binds the image's glibc malloc_trim and madvise, which the plugin runtime calls once idle",
     async (plugin) => {
       const image = images.get(plugin);
       const bundle = join(work, `trim-${plugin}`);
       mkdirSync(bundle);
+      // The runtime's signatures (malloc-trim.ts, page-out.ts); madvise of an empty range with MADV_PAGEOUT is 0.
       const script =
-        "const trim = require('/app/node_modules/koffi').load('libc.so.6').func('int malloc_trim(size_t pad)');" +
-        ' console.log(typeof trim(0))';
+        "const libc = require('/app/node_modules/koffi').load('libc.so.6');" +
+        " const trim = libc.func('int malloc_trim(size_t pad)');" +
+        " const madvise = libc.func('int madvise(uintptr_t addr, size_t length, int advice)');" +
+        ' console.log(typeof trim(0), madvise(0n, 0, 21))';
       const result = await runInContainer({
         image: `${image?.layout}:${image?.version}-amd64`,
         bundle,
@@ -439,7 +442,7 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
         readOnly: [],
         writable: [],
       });
-      expect(result).toEqual({ code: 0, output: 'number\n' });
+      expect(result).toEqual({ code: 0, output: 'number 0\n' });
     },
   );
 

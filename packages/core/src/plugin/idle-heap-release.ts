@@ -61,7 +61,7 @@ export interface IdleHeapReleaseOptions {
   /**
    * Gives the C heap's free pages back (`createMallocTrim`), a second after a release whose collection found the
    * young generation grown: a burst of calls, whose freed buffers leave holes in the C heap. Not after a quiet
-   * start, where it measured 0.3 MiB, less than loading koffi for it costs. Default nothing.
+   * start, where it measured 0.3 MiB. Default nothing.
    */
   readonly trim?: () => void;
   /**
