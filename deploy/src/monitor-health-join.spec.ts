@@ -84,13 +84,18 @@ async function metricsUntil(
   throw new Error(`${what} not seen within ${WAIT_MS} ms; last /metrics:\n${text}`);
 }
 
-/** A port of 127.0.0.1 where nothing listens: bound by the kernel's choice, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/**
+ * `count` distinct ports of 127.0.0.1 where nothing listens: bound by the kernel's choice, all at once, then closed.
+ * Bound one after another, each closed before the next, the kernel may hand out the same port twice (seen in CI).
+ */
+async function closedPorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  await Promise.all(
+    servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))),
+  );
+  const ports = servers.map((server) => (server.address() as { port: number }).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 const bundleSources: Record<string, { dir: string; external: string[] }> = {
@@ -186,7 +191,10 @@ it.each(cases)(
     // ports of plugins that do not run here lead nowhere.
     expect(monitorScrapeTargets(monitorDs, node)).toEqual(ports.map((port) => ({ host: node.nodeIp, port })));
     const nodePorts = new Map<number, number>();
-    for (const port of ports) nodePorts.set(port, port === renderedPort ? pluginPort : await closedPort());
+    const nowhere = await closedPorts(ports.length);
+    ports.forEach((port, i) =>
+      nodePorts.set(port, port === renderedPort ? pluginPort : (nowhere[i] as number)),
+    );
     const monitorArgs = localArgs(monitorContainer, monitorDs).map((arg) =>
       arg.startsWith('--plugin-metrics-ports=')
         ? `--plugin-metrics-ports=${arg
