@@ -398,6 +398,21 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
     },
   );
 
+  /** Runs `script` with the amd64 image's Node under runc (`node -e`, the image's environment); its exit and output. */
+  const nodeInImage = async (plugin: string, name: string, script: string) => {
+    const image = images.get(plugin);
+    const bundle = join(work, `${name}-${plugin}`);
+    mkdirSync(bundle);
+    return runInContainer({
+      image: `${image?.layout}:${image?.version}-amd64`,
+      bundle,
+      id: `kdp-e2e-${name}-${plugin}-${process.pid}`,
+      args: ['/nodejs/bin/node', '-e', script],
+      readOnly: [],
+      writable: [],
+    });
+  };
+
   it.each([
     ['gpu', 'koffi'],
     ['usb', 'usb'],
@@ -406,43 +421,39 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
   ])(
     '%s: its native addon (%s) loads inside the image, with only the files shipped',
     async (plugin, addon) => {
-      const image = images.get(plugin);
-      const bundle = join(work, `addon-${plugin}-${addon}`);
-      mkdirSync(bundle);
       const script = `const m = require('/app/node_modules/${addon}'); console.log(typeof m, Object.keys(m).length > 0)`;
-      const result = await runInContainer({
-        image: `${image?.layout}:${image?.version}-amd64`,
-        bundle,
-        id: `kdp-e2e-addon-${plugin}-${addon}-${process.pid}`,
-        args: ['/nodejs/bin/node', '-e', script],
-        readOnly: [],
-        writable: [],
+      expect(await nodeInImage(plugin, `addon-${addon}`, script)).toEqual({
+        code: 0,
+        output: 'object true\n',
       });
-      expect(result).toEqual({ code: 0, output: 'object true\n' });
     },
   );
 
   it.each(['gpu', 'sriov', 'infiniband', 'usb', 'fpga', 'device-plugins'])(
     "%s: koffi binds the image's glibc malloc_trim and madvise, which the plugin runtime calls once idle",
     async (plugin) => {
-      const image = images.get(plugin);
-      const bundle = join(work, `trim-${plugin}`);
-      mkdirSync(bundle);
       // The runtime's signatures (malloc-trim.ts, page-out.ts); madvise of an empty range with MADV_PAGEOUT is 0.
       const script =
         "const libc = require('/app/node_modules/koffi').load('libc.so.6');" +
         " const trim = libc.func('int malloc_trim(size_t pad)');" +
         " const madvise = libc.func('int madvise(uintptr_t addr, size_t length, int advice)');" +
         ' console.log(typeof trim(0), madvise(0n, 0, 21))';
-      const result = await runInContainer({
-        image: `${image?.layout}:${image?.version}-amd64`,
-        bundle,
-        id: `kdp-e2e-trim-${plugin}-${process.pid}`,
-        args: ['/nodejs/bin/node', '-e', script],
-        readOnly: [],
-        writable: [],
+      expect(await nodeInImage(plugin, 'trim', script)).toEqual({ code: 0, output: 'number 0\n' });
+    },
+  );
+
+  it.each(['gpu', 'sriov', 'infiniband', 'usb', 'fpga', 'device-plugins', 'monitor'])(
+    "%s: the image's Node refuses code generated from strings and exposes gc (NODE_OPTIONS of node-runtime.json)",
+    async (plugin) => {
+      const script =
+        "let made = 'made';" +
+        " try { new Function('return 1'); } catch (error) { made = error.name; }" +
+        " try { eval('1'); } catch (error) { made += ' ' + error.name; }" +
+        ' console.log(made, typeof gc)';
+      expect(await nodeInImage(plugin, 'codegen', script)).toEqual({
+        code: 0,
+        output: 'EvalError EvalError function\n',
       });
-      expect(result).toEqual({ code: 0, output: 'number 0\n' });
     },
   );
 
