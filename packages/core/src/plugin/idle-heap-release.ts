@@ -44,7 +44,7 @@ export function memoryReducingGc(
  * How long after the collection the C heap is trimmed and the code paged out: V8 frees the ArrayBuffer backing
  * stores it found dead (gRPC's buffers, malloc'd) on a concurrent sweeper, after the collection returned.
  */
-const TRIM_DELAY_MS = 1_000;
+const FOLLOW_UP_DELAY_MS = 1_000;
 
 /**
  * A scavenge at least this long after the previous one is the idle process's own: its probes and timers allocate a
@@ -125,7 +125,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
   const youngBytes = options.youngGenerationBytes ?? youngGenerationBytes;
   const youngAtStart = youngBytes();
   let timer: TimerHandle | undefined;
-  let trimTimer: TimerHandle | undefined;
+  let followUpTimer: TimerHandle | undefined;
   /** Whether the pending follow-up trims the C heap (a release found the young generation grown). */
   let trimDue = false;
   /** The burst's scavenges since the last release. */
@@ -135,7 +135,7 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
   let apart = false;
   let started = false;
   const followUp = (): void => {
-    trimTimer = undefined;
+    followUpTimer = undefined;
     if (trimDue) options.trim?.();
     trimDue = false;
     options.pageOut?.();
@@ -146,8 +146,8 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
       const grown = youngBytes() > youngAtStart;
       options.gc();
       if (grown && options.trim !== undefined) trimDue = true;
-      if ((trimDue || options.pageOut !== undefined) && trimTimer === undefined)
-        trimTimer = clock.setTimeout(followUp, TRIM_DELAY_MS);
+      if ((trimDue || options.pageOut !== undefined) && followUpTimer === undefined)
+        followUpTimer = clock.setTimeout(followUp, FOLLOW_UP_DELAY_MS);
     }
     started = true;
     scavenges = 0;
@@ -175,8 +175,8 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
   return () => {
     stopObserving();
     if (timer !== undefined) clock.clearTimeout(timer);
-    if (trimTimer !== undefined) clock.clearTimeout(trimTimer);
+    if (followUpTimer !== undefined) clock.clearTimeout(followUpTimer);
     timer = undefined;
-    trimTimer = undefined;
+    followUpTimer = undefined;
   };
 }
