@@ -40,11 +40,16 @@ export async function checkBench(
   } while (runs.length < MAX_RUNS && checks.some((check) => check.status === 'regressed'));
   const seconds = runs.map((r) => `${r.seconds.toFixed(1)} s`).join(' + ');
   const how = runs.length === 1 ? 'one run' : `best of ${runs.length} runs`;
+  const slowdowns = runs.flatMap((r) => (r.slowdown === undefined ? [] : [`${r.slowdown.toFixed(2)}×`]));
+  const machine =
+    slowdowns.length === 0
+      ? ''
+      : `; times ÷ this machine's slowdown against the baseline's: ${slowdowns.join(', ')}`;
   return {
     runs,
     checks,
     failures: failedChecks(checks),
-    report: `${bench.id} (${bench.entry}, ${how}, ${seconds}):\n${formatChecks(checks)}`,
+    report: `${bench.id} (${bench.entry}, ${how}, ${seconds}${machine}):\n${formatChecks(checks)}`,
   };
 }
 

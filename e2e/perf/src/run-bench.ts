@@ -17,6 +17,8 @@ export interface BenchRun {
   /** Its stdout and stderr, for the report. */
   readonly output: string;
   readonly seconds: number;
+  /** How many times slower the machine was than the baseline's, its figures divided by it (`machine-speed.ts`). */
+  readonly slowdown?: number;
 }
 
 /**

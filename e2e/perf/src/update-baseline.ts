@@ -1,11 +1,13 @@
 // `npx nx run e2e-perf:update-baseline [-- ID… --runs N]`: runs the benchmarks in short mode N times (default 3)
-// and writes each one's median figures to e2e/perf/baseline.json (only the IDs given, default all). A benchmark
-// that fails or writes no figures keeps its old entry (or stays without one) and makes the exit code 1.
+// and writes each one's median figures to e2e/perf/baseline.json (only the IDs given, default all), with the
+// median of the machine's reference time measured before each run (`machine-speed.ts`). A benchmark that fails or
+// writes no figures keeps its old entry (or stays without one) and makes the exit code 1.
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { Baseline, BenchMetrics } from './bench-metrics';
 import { BASELINE_FILE, readBaseline, writeBaseline } from './baseline-file';
 import { BENCHES } from './benches';
+import { measureReference, REFERENCE_METRIC } from './machine-speed';
 import { runBench } from './run-bench';
 
 const RUN_TIMEOUT_MS = 10 * 60_000;
@@ -63,6 +65,7 @@ async function main(): Promise<number> {
     const figures: BenchMetrics[] = [];
     for (let i = 0; i < runs; i++) {
       process.stdout.write(`${bench.id}: run ${i + 1} of ${runs} …\n`);
+      const referenceMs = await measureReference();
       const run = await runBench(bench, RUN_TIMEOUT_MS);
       if (run.metrics === undefined) {
         process.stdout.write(
@@ -71,8 +74,10 @@ async function main(): Promise<number> {
         failed.push(bench.id);
         break;
       }
-      figures.push(run.metrics);
-      process.stdout.write(`${bench.id}: ${run.seconds.toFixed(1)} s\n`);
+      figures.push({ ...run.metrics, [REFERENCE_METRIC]: referenceMs });
+      process.stdout.write(
+        `${bench.id}: ${run.seconds.toFixed(1)} s (the machine's reference: ${referenceMs.toFixed(0)} ms)\n`,
+      );
     }
     if (figures.length === runs) baseline[bench.id] = medianMetrics(figures);
   }
