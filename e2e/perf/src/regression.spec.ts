@@ -1,7 +1,7 @@
 import { readBaseline } from './baseline-file';
 import { BENCHES } from './benches';
 import { checkBench, MAX_RUNS } from './check-bench';
-import { normalizedRun, REFERENCE_ROUNDS, splitReference } from './machine-speed';
+import { normalizedRun, REFERENCE_METRIC, REFERENCE_ROUNDS, splitReference } from './machine-speed';
 import { runBench } from './run-bench';
 
 // The CI regression check: every benchmark in short mode against its figures in baseline.json; a metric fails
@@ -17,6 +17,11 @@ describe('benchmarks in short mode against e2e/perf/baseline.json', () => {
   it('has a baseline only for listed benchmarks', () => {
     const listed = new Set(BENCHES.map((bench) => bench.id));
     expect(Object.keys(baseline).filter((id) => !listed.has(id))).toEqual([]);
+  });
+
+  it('has the reference time of the machine each baseline was taken on', () => {
+    const without = Object.entries(baseline).filter(([, entry]) => !(Number(entry[REFERENCE_METRIC]) > 0));
+    expect(without.map(([id]) => id)).toEqual([]);
   });
 
   for (const bench of BENCHES) {
