@@ -457,6 +457,18 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
     },
   );
 
+  it.each(['gpu', 'sriov', 'infiniband', 'usb', 'fpga', 'device-plugins', 'monitor'])(
+    "%s: the image's Node trusts no bundled root certificate by default, so loading tls parses none (--use-openssl-ca)",
+    async (plugin) => {
+      // Without the option, the default store is Node's bundled Mozilla roots (over 100), parsed on a thread of
+      // their own as soon as `tls` loads (grpc-js loads it); with it, OpenSSL's store, and the image has no /etc/ssl.
+      const script =
+        "const tls = require('tls');" +
+        " console.log(tls.getCACertificates('default').length, tls.getCACertificates('bundled').length > 100)";
+      expect(await nodeInImage(plugin, 'roots', script)).toEqual({ code: 0, output: '0 true\n' });
+    },
+  );
+
   it('gpu: once idle, the plugin pages out the code its start ran, under runc (uid 0, no capabilities, read-only root)', async () => {
     const image = images.get('gpu');
     const fixture = buildNodeFixture('gpu');
