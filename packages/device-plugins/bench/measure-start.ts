@@ -16,7 +16,7 @@ export interface StartTarget {
   readonly bundle: string;
   /** `serve` and its flags, less `--device-plugin-dir`. */
   readonly args: readonly string[];
-  /** The environment beyond the bench's own (the image's `Env`). */
+  /** The plugin's whole environment (the image's `Env`, `imageProcessEnv`); nothing of the bench's is added. */
   readonly env: Readonly<Record<string, string>>;
   /** Every resource it registers: ready once each has sent its first ListAndWatch message. */
   readonly resources: readonly string[];
@@ -83,7 +83,7 @@ export async function measureStart(target: StartTarget, options: MeasureStartOpt
       [target.bundle, ...target.args, '--device-plugin-dir', sim.dir],
       {
         stdio: ['ignore', log, log],
-        env: { ...process.env, ...target.env },
+        env: target.env,
       },
     );
     try {

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildAllPluginsNode, buildPluginNode, PLUGIN_NAMES, type BenchNode } from './bench-nodes';
-import { benchNode, readImageEnv } from '@kdp/kubelet-sim/testing';
+import { benchNode, imageProcessEnv } from '@kdp/kubelet-sim/testing';
 import { measureStart, type StartResult, type StartTarget } from './measure-start';
 import { formatMetrics, type Metric } from './format-metrics';
 
@@ -70,7 +70,7 @@ async function measureBinary(binary: BenchBinary): Promise<Metric[]> {
     const target: StartTarget = {
       title: binary.title,
       node: NODE.path,
-      env: readImageEnv(join(PACKAGES, '..')),
+      env: imageProcessEnv(join(PACKAGES, '..')),
       bundle: binary.bundle,
       args: ['serve', ...node.args],
       resources: node.resources,

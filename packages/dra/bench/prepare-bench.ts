@@ -24,7 +24,7 @@ import { performance } from 'node:perf_hooks';
 import { credentials } from '@grpc/grpc-js';
 import { draV1 } from '@kdp/api';
 import { createApiServer, createKubeletSim, type ApiServer, type KubeletSim } from '@kdp/kubelet-sim';
-import { benchNode, bundleEntry, readImageEnv, spawnPlugin, stopProcess } from '@kdp/kubelet-sim/testing';
+import { benchNode, bundleEntry, imageProcessEnv, spawnPlugin, stopProcess } from '@kdp/kubelet-sim/testing';
 import { formatTable, percentile, SHORT, verdict } from './bench-table';
 import { USB_LIKE_DEVICES, USB_LIKE_DRIVER, USB_LIKE_RESOURCE } from './usb-like-plugin';
 
@@ -122,8 +122,8 @@ async function startBench(): Promise<Bench> {
       ...['--node-name', NODE, '--kubeconfig', kubeconfig, '--cdi-dir', cdi],
       ...['--plugins-registry-dir', registry, '--dra-plugins-dir', plugins],
     ],
-    // As its image starts it.
-    { ...process.env, ...readImageEnv(WORKSPACE) },
+    // As its image starts it: the image's environment, none of the host's.
+    imageProcessEnv(WORKSPACE),
     DRIVER_NODE.path,
   );
   const cleanup = async (): Promise<void> => {

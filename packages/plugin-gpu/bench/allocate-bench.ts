@@ -28,7 +28,14 @@ import { join } from 'node:path';
 import { credentials } from '@grpc/grpc-js';
 import { DevicePluginClient, type AllocateRequest } from '@kdp/api';
 import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
-import { benchNode, bundleEntry, percentile, readImageEnv, stopProcess } from '@kdp/kubelet-sim/testing';
+import {
+  benchNode,
+  bundleEntry,
+  imageProcessEnv,
+  percentile,
+  plainProcessEnv,
+  stopProcess,
+} from '@kdp/kubelet-sim/testing';
 import { rootFlags } from '../src/testing/fixture-devices';
 import { buildNvidiaServer, nvidiaServerUuid } from '../src/testing/nvidia-server';
 
@@ -107,17 +114,13 @@ async function main(): Promise<void> {
   const sim = await createKubeletSim({ dir: join(base, 'dp') });
   const profile = process.env['KDP_BENCH_CPU_PROF'];
   const nodeFlags = profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : [];
-  const spawnNode = (
-    binary: string,
-    args: string[],
-    env: Readonly<Record<string, string>> = {},
-  ): ChildProcess => {
+  const spawnNode = (binary: string, args: string[], env: Readonly<Record<string, string>>): ChildProcess => {
     const copy = join(base, binary);
     copyFileSync(NODE.path, copy);
     chmodSync(copy, 0o755);
     return spawn(copy, [...nodeFlags, ...args], {
       stdio: ['ignore', log, log],
-      env: { ...process.env, ...env },
+      env,
     });
   };
   const contenders: Contender[] = [
@@ -125,12 +128,12 @@ async function main(): Promise<void> {
       name: 'naive grpc-js plugin',
       resource: NAIVE,
       // The same device IDs as the GPU plugin's, so requests and answers are alike in size.
-      child: spawnNode('naive-node', [
-        naive.path,
-        sim.dir,
-        NAIVE,
-        ...Array.from({ length: GPUS }, (_, i) => nvidiaServerUuid(i)),
-      ]),
+      child: spawnNode(
+        'naive-node',
+        [naive.path, sim.dir, NAIVE, ...Array.from({ length: GPUS }, (_, i) => nvidiaServerUuid(i))],
+        // A plain Node process, as in an image of its own with no settings: none of the host's variables either.
+        plainProcessEnv(),
+      ),
       request: (i) => ({ containerRequests: [{ devicesIds: [nvidiaServerUuid(i % GPUS)] }] }),
       times: [],
     },
@@ -140,8 +143,8 @@ async function main(): Promise<void> {
       child: spawnNode(
         'kdp-node',
         [join(__dirname, '..', 'main.js'), 'serve', ...rootFlags(fixture), '--device-plugin-dir', sim.dir],
-        // As its image starts it (tools/image/node-runtime.json).
-        readImageEnv(join(__dirname, '..', '..', '..', '..')),
+        // As its image starts it (tools/image/node-runtime.json), with none of the host's variables.
+        imageProcessEnv(join(__dirname, '..', '..', '..', '..')),
       ),
       request: (i) => ({ containerRequests: [{ devicesIds: [nvidiaServerUuid(i % GPUS)] }] }),
       times: [],

@@ -12,3 +12,28 @@ export function readImageEnv(workspaceRoot: string): Readonly<Record<string, str
     throw new Error(`${file}: "env" must map names to strings`);
   return env as Record<string, string>;
 }
+
+/**
+ * The whole environment a bench starts a plugin with, as its image would: the image's variables
+ * ({@link readImageEnv}) and the host's `PATH`, nothing else of the host's. A host's `NODE_OPTIONS`,
+ * `NODE_EXTRA_CA_CERTS` (this machine sets it: Node then parses a CA bundle into every process) or `UV_*` would
+ * change what is measured. `PATH` is kept for the tools a bench may start; the plugins look nothing up in it.
+ */
+export function imageProcessEnv(
+  workspaceRoot: string,
+  hostEnv: NodeJS.ProcessEnv = process.env,
+): Readonly<Record<string, string>> {
+  return { ...hostOnly(hostEnv), ...readImageEnv(workspaceRoot) };
+}
+
+/**
+ * The environment a bench starts a process with that has no image of its own (a baseline such as the naive
+ * plugin): the host's `PATH` only, so that it runs under the same conditions as the plugin it is compared with.
+ */
+export function plainProcessEnv(hostEnv: NodeJS.ProcessEnv = process.env): Readonly<Record<string, string>> {
+  return hostOnly(hostEnv);
+}
+
+function hostOnly(hostEnv: NodeJS.ProcessEnv): Record<string, string> {
+  return hostEnv['PATH'] === undefined ? {} : { PATH: hostEnv['PATH'] };
+}
