@@ -91,6 +91,14 @@ const unschedulable = (name: string): Promise<PodJson> =>
     (p) => (p.status.conditions ?? []).some((c) => c.type === 'PodScheduled' && c.status === 'False'),
   );
 
+/**
+ * Whether `list` is one whole pool at one generation, as the scheduler takes a pool: a republication updates its
+ * slices one by one, and until the last is written the pool mixes two generations.
+ */
+const wholePool = (list: readonly SliceJson[]): boolean =>
+  new Set(list.map((s) => s.spec.pool.generation)).size === 1 &&
+  list.length === list[0]?.spec.pool.resourceSliceCount;
+
 /** The node's slices of the driver. */
 const slices = async (): Promise<SliceJson[]> =>
   (await get<{ items: SliceJson[] }>('resourceslices')).items.filter(
@@ -179,7 +187,11 @@ describe('AMD MI300X partitions under DRA (KEP 4815) in the DRA playground, with
 
   it('moves with the mode: after a switch to SPX × NPS1 the slices hold one device per GPU consuming all of it', async () => {
     switchMi300xModes(fixture, { modes: { compute: 'SPX', memory: 'NPS1' } });
-    const list = await waitFor('slices in SPX', slices, (l) => devicesOf(l, GPU_A).length === 1);
+    const list = await waitFor(
+      'slices in SPX',
+      slices,
+      (l) => wholePool(l) && devicesOf(l, GPU_A).length === 1,
+    );
     expect(devicesOf(list, GPU_A)).toEqual(['gpu:8']);
     expect(
       list.flatMap((s) => s.spec.sharedCounters ?? []).find((s) => s.name === 'gpu-0000-05-00-0')?.counters,
