@@ -24,6 +24,6 @@ export type { PluginBenchCliOptions } from './bench/run-plugin-bench-cli';
 export { clockTicks, cpuTicks, rssMiB } from './bench/process-usage';
 export { stopProcess } from './bench/stop-process';
 export { metricsUrlOf, scanCounts } from './bench/scan-counts';
-export { imageProcessEnv, plainProcessEnv, readImageEnv } from './bench/read-image-env';
+export { imageProcessEnv, plainProcessEnv } from './bench/read-image-env';
 export { benchNode } from './bench/bench-node';
 export type { BenchNode } from './bench/bench-node';
