@@ -15,7 +15,7 @@ export function readImageEnv(workspaceRoot: string): Readonly<Record<string, str
 
 /**
  * The whole environment a bench starts a plugin with, as its image would: the image's variables
- * ({@link readImageEnv}) and the host's `PATH`, nothing else of the host's. A host's `NODE_OPTIONS`,
+ * (`env` of `tools/image/node-runtime.json`) and the host's `PATH`, nothing else of the host's. A host's `NODE_OPTIONS`,
  * `NODE_EXTRA_CA_CERTS` (this machine sets it: Node then parses a CA bundle into every process) or `UV_*` would
  * change what is measured. `PATH` is kept for the tools a bench may start; the plugins look nothing up in it.
  */
