@@ -141,11 +141,11 @@ describeImages("anchors' binary names in the images (amd64 under runc)", () => {
         { source: dir, destination: spec.devicePluginDir, readOnly: false },
         ...Object.entries(files).map(([source, destination]) => ({ source, destination, readOnly: false })),
       ],
+      // The node's driver files in the container's own procfs before the plugin starts, where the host's NVIDIA
+      // driver's would be; runc refuses a bind under /proc in the spec.
+      beforeStart: (pid) => bindIntoContainer(pid, '/kdp-node/proc/driver', '/proc/driver'),
     });
     try {
-      // The node's driver files appear in the container's own procfs, as the host's NVIDIA driver's would (the
-      // plugin rescans when /proc/driver/nvidia/gpus changes); runc refuses a bind under /proc in the spec.
-      await bindIntoContainer(container.pid, '/kdp-node/proc/driver', '/proc/driver');
       const state = await sim
         .until('nvidia.com/gpu', (now) => now.registered, 60_000)
         .catch((error: Error) => {

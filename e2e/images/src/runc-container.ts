@@ -29,9 +29,14 @@ export interface RuncContainerOptions {
   readonly cwd?: string;
   /** Host paths bind-mounted at other paths in the container (a pod's volumeMounts). */
   readonly binds?: ReadonlyArray<{ source: string; destination: string; readOnly: boolean }>;
+  /**
+   * Runs once the container exists and before its process starts (`runc create`, then `runc start`), given the
+   * container's init pid: e.g. mounts runc refuses in the spec, in place before the plugin looks.
+   */
+  readonly beforeStart?: (pid: number) => Promise<void>;
 }
 
-/** A detached container started with `runc run --detach`. */
+/** A detached container started with `runc run --detach` (or `runc create` and `runc start`). */
 export interface RuncContainer {
   /** The container's init process as the host sees it. */
   readonly pid: number;
@@ -154,16 +159,21 @@ export async function createRuncContainer(options: RuncContainerOptions): Promis
     await run('runc', ['delete', '--force', options.id]).catch(() => undefined);
   };
   try {
-    const runc = spawn('runc', ['run', '--detach', '--bundle', options.bundle, options.id], {
+    const verb = options.beforeStart === undefined ? ['run', '--detach'] : ['create'];
+    const runc = spawn('runc', [...verb, '--bundle', options.bundle, options.id], {
       stdio: ['ignore', fd, fd],
     });
     const code = await new Promise<number | null>((resolve, reject) => {
       runc.once('error', reject);
       runc.once('exit', resolve);
     });
-    if (code !== 0) throw new Error(`runc run exited ${code}: ${readFileSync(logFile, 'utf8')}`);
+    if (code !== 0) throw new Error(`runc ${verb[0]} exited ${code}: ${readFileSync(logFile, 'utf8')}`);
     const { stdout } = await run('runc', ['state', options.id]);
     const pid = (JSON.parse(stdout) as { pid: number }).pid;
+    if (options.beforeStart !== undefined) {
+      await options.beforeStart(pid);
+      await run('runc', ['start', options.id]);
+    }
     const status = `/proc/${pid}/status`;
     return {
       pid,
