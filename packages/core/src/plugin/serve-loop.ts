@@ -1,6 +1,7 @@
 import type { Program, ChosenMode } from './command-line';
 import type { CommonFlags } from './common-flags';
 import { ExitCode } from './exit-code';
+import { codeCacheStatus } from './code-cache-status';
 import { offersModes } from './command-line';
 import { watchPluginConfig, type ConfiguredPlugin, type PluginConfig } from './plugin-config';
 import type { PluginProcess } from './plugin-process';
@@ -98,12 +99,14 @@ function servePlugins(options: ServeOptions, backend: ServeModeBackend): ServedP
 }
 
 function logStarting(options: ServeOptions): void {
+  const codeCache = codeCacheStatus();
   options.process.logger.info(
     {
       version: options.program.version,
       plugins: options.plugins.map((p) => p.definition.name),
       flags: options.common,
       ...(offersModes(options.program) ? { mode: options.mode.name } : {}),
+      ...(codeCache !== undefined ? { codeCache } : {}),
     },
     'starting',
   );
