@@ -11,13 +11,15 @@
 //
 // Exit codes: 0 built, 2 usage error or a missing tool (named with its apt package), 1 anything else.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { appLayer } from './lib/app-layer.mjs';
+import { materialize } from './lib/code-cache.mjs';
 import { createLockedDebs } from './lib/locked-debs.mjs';
 import { addArchImage, addImageIndex, addReferrer } from './lib/oci-image.mjs';
-import { allArches } from './lib/platforms.mjs';
+import { allArches, platforms } from './lib/platforms.mjs';
 import { plugins } from './lib/plugins.mjs';
 import { MissingToolError, requireTools, run } from './lib/run-tool.mjs';
 import { runtimeLayer, runtimePackages } from './lib/runtime-layer.mjs';
@@ -175,7 +177,19 @@ async function buildOne(name, context) {
   const referrers = [];
   for (const arch of context.arches) {
     const runtime = await context.runtime(arch);
-    const app = await appLayer({ ...context, root, plugin, projectDir, arch, bundle });
+    const app = await appLayer({
+      ...context,
+      root,
+      plugin,
+      projectDir,
+      arch,
+      bundle,
+      runtimeRoot: runtime.root,
+    });
+    if (!app.codeCache)
+      console.warn(
+        `warning: no ${platforms[arch].qemu} for ${arch}; ${name} ships without its code cache (slower start)`,
+      );
     const image = await addArchImage({
       layout,
       tag: `${version}-${arch}`,
@@ -255,6 +269,7 @@ async function main(argv) {
   const rootPackage = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   const cacheDir = join(root, 'dist/image-cache');
   const runtimes = new Map();
+  const roots = [];
   const debs = createLockedDebs({ cacheDir, lock });
   const context = {
     debs,
@@ -265,21 +280,35 @@ async function main(argv) {
     created: createdTime(),
     revision: git(['rev-parse', 'HEAD'], 'unknown'),
     source: sourceUrl(rootPackage),
-    // The runtime layer is the same for every plugin: build its tar once per architecture.
+    // The runtime layer is the same for every plugin: build its tar once per architecture, and unpack it once
+    // (`root`) for its Node to make the bundles' code caches.
     runtime: async (arch) => {
       if (!runtimes.has(arch)) {
         const { entries, strip, node } = await runtimeLayer(cacheDir, lock, debs, arch);
         if (!strip) console.warn(`warning: no strip tool for ${arch}; Node ships unstripped (larger image)`);
-        runtimes.set(arch, { tar: createTar(entries), strip, node, files: sbomFiles(entries, 'runtime') });
+        const root = mkdtempSync(join(tmpdir(), `kdp-runtime-${arch}-`));
+        roots.push(root);
+        materialize(entries, root);
+        runtimes.set(arch, {
+          tar: createTar(entries),
+          strip,
+          node,
+          files: sbomFiles(entries, 'runtime'),
+          root,
+        });
       }
       return runtimes.get(arch);
     },
   };
   const rows = [['plugin', 'arch', 'compressed', 'digest']];
-  for (const name of options.names) {
-    const summary = await buildOne(name, context);
-    for (const image of summary.images) rows.push([name, image.arch, mb(image.compressed), image.digest]);
-    rows.push([name, 'index', '', summary.index]);
+  try {
+    for (const name of options.names) {
+      const summary = await buildOne(name, context);
+      for (const image of summary.images) rows.push([name, image.arch, mb(image.compressed), image.digest]);
+      rows.push([name, 'index', '', summary.index]);
+    }
+  } finally {
+    for (const dir of roots) rmSync(dir, { recursive: true, force: true });
   }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   for (const row of rows)

@@ -15,6 +15,8 @@ export interface ImageNodeOptions {
   readonly args: readonly string[];
   /** Modules (paths inside the rootfs, e.g. `/app/node_modules/usb`) the process requires as it exits. */
   readonly requireAtExit?: readonly string[];
+  /** Variables beside `PATH` and `NODE_ENV` (the image's `Env`, say); none by default. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** How one run of the image's Node ended. */
@@ -25,6 +27,8 @@ export interface ImageNodeResult {
   readonly stderr: string;
   /** The process's /proc/self/maps as it exited (the guest's maps under qemu-user); '' if none was written. */
   readonly maps: string;
+  /** What /app/main.js left of its code cache (`accepted`, `rejected`, `absent`; `undefined` if nothing). */
+  readonly codeCache: string;
 }
 
 /** A running image Node process. */
@@ -37,12 +41,14 @@ export interface ImageNodeProcess {
 }
 
 // Preloaded with -r: requires the requested modules and saves /proc/self/maps when the process exits (also
-// after the plugin's own process.exit), so the maps show every library loaded while it ran.
+// after the plugin's own process.exit), so the maps show every library loaded while it ran; and what
+// /app/main.js left of its code cache.
 const mapsAtExit = `'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
 process.on('exit', () => {
   for (const module of JSON.parse(process.env.KDP_REQUIRE_AT_EXIT || '[]')) require(module);
   writeFileSync(process.env.KDP_MAPS_OUT, readFileSync('/proc/self/maps'));
+  writeFileSync(process.env.KDP_MAPS_OUT + '.code-cache', String(globalThis[Symbol.for('kdp.codeCache')]));
 });
 `;
 
@@ -74,6 +80,7 @@ export function spawnImageNode(options: ImageNodeOptions): ImageNodeProcess {
     [...prefix, '-r', preload, join(options.rootfs, 'app/main.js'), ...options.args],
     {
       env: {
+        ...options.env,
         PATH: process.env['PATH'],
         NODE_ENV: 'production',
         KDP_MAPS_OUT: mapsFile,
@@ -92,8 +99,10 @@ export function spawnImageNode(options: ImageNodeOptions): ImageNodeProcess {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       const maps = existsSync(mapsFile) ? readFileSync(mapsFile, 'utf8') : '';
+      const cacheFile = `${mapsFile}.code-cache`;
+      const codeCache = existsSync(cacheFile) ? readFileSync(cacheFile, 'utf8') : '';
       rmSync(dir, { recursive: true, force: true });
-      resolve({ code, signal, stdout, stderr, maps });
+      resolve({ code, signal, stdout, stderr, maps, codeCache });
     });
   });
   return {

@@ -387,7 +387,15 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
       const tools = ['sh', 'bash', 'dash', 'busybox', 'apt', 'apt-get', 'dpkg', 'npm', 'npx', 'corepack'];
       expect(files.filter((file) => tools.includes(basename(file)))).toEqual([]);
       const loaderLink = arch === 'amd64' ? `lib64/${loader.amd64}` : `lib/${loader.arm64}`;
-      expect(files).toEqual(expect.arrayContaining(['nodejs/bin/node', 'app/main.js', loaderLink]));
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'nodejs/bin/node',
+          'app/main.js',
+          'app/bundle.js',
+          'app/bundle.cache',
+          loaderLink,
+        ]),
+      );
       const modules = files
         .filter((file) => file.startsWith('app/node_modules/'))
         .map((file) => relative('app/node_modules', file).split('/'))
@@ -469,6 +477,45 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
     },
   );
 
+  it.each(allImages.flatMap((name) => arches.map((arch) => [name, arch] as const)))(
+    "%s (%s): /app/main.js runs the bundle with the code cache the image was built with, which the image's Node accepts",
+    async (name, arch) => {
+      const rootfs = await unpacked(name, arch);
+      const { env } = JSON.parse(readFileSync(join(repo, 'tools/image/node-runtime.json'), 'utf8')) as {
+        env: Record<string, string>;
+      };
+      const image = images.get(name);
+      const result = await runImageNode({ rootfs, arch, args: ['--version'], env }, 120_000);
+      expect({ code: result.code, stdout: result.stdout, codeCache: result.codeCache }).toEqual({
+        code: 0,
+        stdout: `${image?.binary} ${image?.version}\n`,
+        codeCache: 'accepted',
+      });
+      // A heap size added to the image's options keeps it; a user's NODE_OPTIONS in place of the image's (other
+      // V8 options) has V8 refuse it, and the bundle is compiled as usual.
+      const run = async (
+        nodeOptions: string,
+      ): Promise<Pick<ImageNodeResult, 'code' | 'stdout' | 'codeCache'>> => {
+        const { code, stdout, codeCache } = await runImageNode(
+          { rootfs, arch, args: ['--version'], env: { ...env, NODE_OPTIONS: nodeOptions } },
+          120_000,
+        );
+        return { code, stdout, codeCache };
+      };
+      expect(await run(`${env['NODE_OPTIONS'] ?? ''} --max-old-space-size=200`)).toEqual({
+        code: 0,
+        stdout: result.stdout,
+        codeCache: 'accepted',
+      });
+      expect(await run('--max-old-space-size=200')).toEqual({
+        code: 0,
+        stdout: result.stdout,
+        codeCache: 'rejected',
+      });
+    },
+    300_000,
+  );
+
   it('gpu: once idle, the plugin pages out the code its start ran, under runc (uid 0, no capabilities, read-only root)', async () => {
     const image = images.get('gpu');
     const fixture = buildNodeFixture('gpu');
@@ -488,6 +535,8 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
       });
       const running = container;
       await sim.until(fixture.resource, (state) => state.healthy.length > 0, 30_000);
+      // Started as the image starts it, it ran from the image's code cache.
+      expect((await logEntry(running, 'starting', 30_000))['codeCache']).toBe('accepted');
       // The start's collections run 10 s after its last scavenge, the page-out a second later.
       const pagedOut = await logEntry(running, 'code paged out', 60_000);
       expect({ refused: pagedOut['refused'], log: pagedOut['refused'] === 0 ? '' : running.log() }).toEqual({
@@ -680,7 +729,8 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
       ) as {
         name: string;
       };
-      expect(files.get('/app/main.js')?.origin.name).toBe(project.name);
+      for (const file of ['/app/main.js', '/app/bundle.js', '/app/bundle.cache'])
+        expect([file, files.get(file)?.origin.name]).toEqual([file, project.name]);
       // Each addon file comes from the npm package whose directory holds it.
       const misplaced = [...files]
         .filter(([path]) => path.startsWith('/app/node_modules/'))
@@ -690,12 +740,14 @@ describeImages('plugin images (amd64 under runc, arm64 under qemu-user-static, S
   );
 
   it.each(allImages)(
-    "%s: the SBOM lists exactly the packages esbuild's own metafile names as /app/main.js's inputs",
+    "%s: the SBOM lists exactly the packages esbuild's own metafile names as /app/bundle.js's inputs",
     async (name) => {
       const sbom = sbomOf(name, 'amd64');
       const inMain = [
-        sbomFiles(sbom).get('/app/main.js')?.origin,
-        ...sbom.components.filter((c) => c.evidence?.occurrences?.some((o) => o.location === '/app/main.js')),
+        sbomFiles(sbom).get('/app/bundle.js')?.origin,
+        ...sbom.components.filter((c) =>
+          c.evidence?.occurrences?.some((o) => o.location === '/app/bundle.js'),
+        ),
       ].map((component) => `${component?.name}@${component?.version}`);
       const inputs = await esbuildInputs(repo, projectDirs[name] ?? '');
       expect(inMain.sort()).toEqual(packagesOf(repo, inputs, packageLock));

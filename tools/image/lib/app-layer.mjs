@@ -1,9 +1,11 @@
-// The application layer of one plugin image: /app/main.js (the plugin's esbuild bundle), the minimal files
+// The application layer of one plugin image: /app/main.js (app-main.cjs, which runs the bundle), /app/bundle.js
+// (the plugin's esbuild bundle) and /app/bundle.cache (its V8 code cache, code-cache.mjs), the minimal files
 // of the native addons it loads, under /app/node_modules, and the shared libraries those addons link; with
-// the SBOM components they come from (the plugin's package, the packages bundled into main.js, the addons).
+// the SBOM components they come from (the plugin's package, the packages bundled into bundle.js, the addons).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { bundledPackages } from './bundle-inputs.mjs';
+import { bundleBody, bundleCodeCache } from './code-cache.mjs';
 import { debianLibraries } from './debian-libs.mjs';
 import { npmTarball } from './fetch-verified.mjs';
 import { platforms } from './platforms.mjs';
@@ -25,6 +27,9 @@ function listFiles(dir) {
 
 /** The first line of /app/main.js: the image's Node runs it when a link to it is executed. */
 const SHEBANG = Buffer.from('#!/nodejs/bin/node\n');
+
+/** /app/main.js: app-main.cjs under {@link SHEBANG}. */
+const APP_MAIN = Buffer.concat([SHEBANG, readFileSync(join(import.meta.dirname, 'app-main.cjs'))]);
 
 /** `name`'s entry in package-lock.json (version, integrity, license): the project's own pin of that addon. */
 function lockedPackage(packageLock, name) {
@@ -50,7 +55,7 @@ async function unpackedNpm(cacheDir, packageLock, name) {
 
 /**
  * The bundle's SBOM components: the plugin's own package (an application, origin of /app/main.js) and every
- * npm and workspace package esbuild put into it, each found at /app/main.js. Returns the plugin's component
+ * npm and workspace package esbuild put into it, each found at /app/bundle.js. Returns the plugin's component
  * and the bundled ones.
  */
 function bundleComponents({ root, packageLock, source, bundle, projectDir }) {
@@ -67,7 +72,7 @@ function bundleComponents({ root, packageLock, source, bundle, projectDir }) {
     source,
     'application',
   );
-  const occurrence = { evidence: { occurrences: [{ location: '/app/main.js' }] } };
+  const occurrence = { evidence: { occurrences: [{ location: '/app/bundle.js' }] } };
   const bundled = [
     ...[...npm.values()].map(({ name, entry }) => ({ ...npmComponent(name, entry), ...occurrence })),
     ...[...workspace]
@@ -79,8 +84,10 @@ function bundleComponents({ root, packageLock, source, bundle, projectDir }) {
 
 /**
  * The app layer's entries for `plugin` on `arch` (each with its SBOM `origin`) and the SBOM components they
- * come from: `app` (the plugin's package), `bundled` (inside main.js), `addons` (copied as files).
- * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], app: object, bundled: object[], addons: object[] }>}
+ * come from: `app` (the plugin's package), `bundled` (inside bundle.js), `addons` (copied as files); and
+ * whether it holds the bundle's code cache (`codeCache`: made by the Node of `runtimeRoot`, the runtime
+ * layer materialized, unless this host has no emulator for `arch`).
+ * @returns {Promise<{ entries: import('./tar-writer.mjs').TarEntry[], app: object, bundled: object[], addons: object[], codeCache: boolean }>}
  */
 export async function appLayer({
   root,
@@ -92,17 +99,21 @@ export async function appLayer({
   projectDir,
   arch,
   bundle,
+  runtimeRoot,
 }) {
   const { npmArch, triplet } = platforms[arch];
   const expand = (text) => text.replaceAll('{npmArch}', npmArch).replaceAll('{triplet}', triplet);
   const { app, bundled } = bundleComponents({ root, packageLock, source, bundle, projectDir });
-  // An executable script the kernel runs itself (no shell in the image): the anchors' names link to it.
-  const script = readFileSync(bundle);
-  // The bundle's own `#!/usr/bin/env node` line (for npm's bin) is replaced: the image has no /usr/bin/env.
-  const body = script.subarray(0, 2).toString() === '#!' ? script.subarray(script.indexOf(10) + 1) : script;
-  const data = Buffer.concat([SHEBANG, body]);
+  // The bundle's own `#!/usr/bin/env node` line (for npm's bin) goes: app-main.cjs runs it, not the kernel.
+  const body = bundleBody(readFileSync(bundle));
+  const cache = await bundleCodeCache({ root: runtimeRoot, arch, body });
   const entries = [
-    { path: 'app/main.js', type: 'file', data, mode: 0o755, origin: app['bom-ref'] },
+    // An executable script the kernel runs itself (no shell in the image): the anchors' names link to it.
+    { path: 'app/main.js', type: 'file', data: APP_MAIN, mode: 0o755, origin: app['bom-ref'] },
+    { path: 'app/bundle.js', type: 'file', data: body, mode: 0o644, origin: app['bom-ref'] },
+    ...(cache
+      ? [{ path: 'app/bundle.cache', type: 'file', data: cache, mode: 0o644, origin: app['bom-ref'] }]
+      : []),
     ...plugin.links.map((path) => ({ path, type: 'symlink', target: '/app/main.js' })),
   ];
   const addons = [];
@@ -129,5 +140,5 @@ export async function appLayer({
   for (const library of plugin.libraries) {
     entries.push(...(await debianLibraries(debs, arch, [library.package], library.sonames)));
   }
-  return { entries, app, bundled, addons };
+  return { entries, app, bundled, addons, codeCache: cache !== undefined };
 }

@@ -13,6 +13,8 @@ export const toolPackages = {
   npm: 'npm (or Node.js from nodejs.org)',
   strip: 'binutils',
   'aarch64-linux-gnu-strip': 'binutils-aarch64-linux-gnu',
+  'qemu-aarch64-static': 'qemu-user-static',
+  'qemu-x86_64-static': 'qemu-user-static',
 };
 
 /** A tool is missing: the build stops with exit code 2 and this message. */
