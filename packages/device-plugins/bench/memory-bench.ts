@@ -1,5 +1,6 @@
 // `nx run @kdp/device-plugins:bench`: each of the five plugins' bundles, and kdp-device-plugins with all five,
-// started as their images start them (the image's environment, tools/image/node-runtime.json) against
+// started as their images start them (the image's /app: main.js, the bundle and its code cache, made by
+// tools/image/image-app.mjs with the bench's Node; the image's environment, tools/image/node-runtime.json) against
 // kubelet-sim on fixture nodes: spawn → ready (every resource registered and its first ListAndWatch message at
 // the kubelet), and VmRSS and RssAnon after an idle window (the median of the last starts, which idle), each
 // printed next to its target. The 3,000-Allocate figures are e2e's side-by-side harness.
@@ -11,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildAllPluginsNode, buildPluginNode, PLUGIN_NAMES, type BenchNode } from './bench-nodes';
-import { benchNode, imageProcessEnv } from '@kdp/kubelet-sim/testing';
+import { benchNode, imageApp, imageProcessEnv } from '@kdp/kubelet-sim/testing';
 import { measureStart, type StartResult, type StartTarget } from './measure-start';
 import { formatMetrics, type Metric } from './format-metrics';
 
@@ -71,7 +72,8 @@ async function measureBinary(binary: BenchBinary): Promise<Metric[]> {
       title: binary.title,
       node: NODE.path,
       env: imageProcessEnv(join(PACKAGES, '..')),
-      bundle: binary.bundle,
+      // The image's /app/main.js, bundle and code cache (made by the same Node), as the image starts it.
+      bundle: imageApp(join(PACKAGES, '..'), binary.bundle, NODE.path),
       args: ['serve', ...node.args],
       resources: node.resources,
     };

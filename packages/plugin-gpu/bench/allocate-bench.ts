@@ -31,6 +31,7 @@ import { createKubeletSim, type KubeletSim } from '@kdp/kubelet-sim';
 import {
   benchNode,
   bundleEntry,
+  imageApp,
   imageProcessEnv,
   percentile,
   plainProcessEnv,
@@ -42,6 +43,12 @@ import { buildNvidiaServer, nvidiaServerUuid } from '../src/testing/nvidia-serve
 const SHORT = process.env['KDP_BENCH_SHORT'] === '1';
 /** The Node both plugins run on. */
 const NODE = benchNode();
+/** The GPU plugin's image /app (main.js, bundle, code cache made by that Node) beside its bundle. */
+const kdpMain = imageApp(
+  join(__dirname, '..', '..', '..', '..'),
+  join(__dirname, '..', 'main.js'),
+  NODE.path,
+);
 const ALLOCATES = SHORT ? 1000 : 3000;
 const WARM_UP = SHORT ? 100 : 300;
 const RESTARTS = SHORT ? 2 : 10;
@@ -142,8 +149,8 @@ async function main(): Promise<void> {
       resource: KDP,
       child: spawnNode(
         'kdp-node',
-        [join(__dirname, '..', 'main.js'), 'serve', ...rootFlags(fixture), '--device-plugin-dir', sim.dir],
-        // As its image starts it (tools/image/node-runtime.json), with none of the host's variables.
+        [kdpMain, 'serve', ...rootFlags(fixture), '--device-plugin-dir', sim.dir],
+        // As its image starts it (its /app and tools/image/node-runtime.json), with none of the host's variables.
         imageProcessEnv(join(__dirname, '..', '..', '..', '..')),
       ),
       request: (i) => ({ containerRequests: [{ devicesIds: [nvidiaServerUuid(i % GPUS)] }] }),

@@ -25,5 +25,6 @@ export { clockTicks, cpuTicks, rssMiB } from './bench/process-usage';
 export { stopProcess } from './bench/stop-process';
 export { metricsUrlOf, scanCounts } from './bench/scan-counts';
 export { imageProcessEnv, plainProcessEnv } from './bench/read-image-env';
+export { imageApp } from './bench/image-app';
 export { benchNode } from './bench/bench-node';
 export type { BenchNode } from './bench/bench-node';
