@@ -93,6 +93,17 @@ describe('startIdleHeapRelease', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('releases a start that scavenged not once (compiled from a code cache): quietMs after it began, then pages out', () => {
+    const { gcs, clock, log } = setUp(true);
+    clock.advance(9_999);
+    expect(gcs()).toBe(0);
+    clock.advance(1);
+    expect(gcs()).toBe(1);
+    clock.advance(60_000);
+    expect(log).toEqual(['gc', 'page-out']);
+    expect(clock.pending).toBe(0);
+  });
+
   it("is not put off by the idle process's own scavenges (every 4 s), which never add up to a burst", () => {
     const { collect, gcs, clock } = setUp();
     burst(collect, clock, 4); // the start, its last scavenge at 4 s

@@ -115,7 +115,7 @@ export function observeCollections(onCollection: (collection: Collection) => voi
  * When the young generation had grown since the release started (8 MiB at a quiet start, 64 after 3,000
  * Allocates), the C heap is trimmed too, a second later (`trim`); then, after every release, the code's pages are
  * paged out (`pageOut`). Nothing runs while the process stays idle: the
- * timer is armed by a burst's scavenge only (or the start's), and the release's own (forced, full) collection
+ * timer is armed by a burst's scavenge only (or by the start itself, whether it scavenged or not), and the release's own (forced, full) collection
  * does not arm it again. A small burst later on (a rescan) is left alone. Returns the stop.
  */
 export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => void {
@@ -172,6 +172,9 @@ export function startIdleHeapRelease(options: IdleHeapReleaseOptions): () => voi
       if (!started && timer === undefined) arm();
     }
   });
+  // The start is released even when it scavenged not once (a start compiled from the image's code cache may
+  // not): quietMs from here, put off by its scavenges as above.
+  arm();
   return () => {
     stopObserving();
     if (timer !== undefined) clock.clearTimeout(timer);
