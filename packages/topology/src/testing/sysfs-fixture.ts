@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { createFixturePciBus, type PciDeviceSpec } from './fixture-pci-bus';
 import { createTempDir } from './temp-dir';
@@ -32,7 +32,7 @@ export interface SysfsFixture {
   readonly root: string;
   readonly procRoot: string;
   readonly devRoot: string;
-  /** Writes a file (parents created) relative to the sysfs root. */
+  /** Writes a file (parents created) relative to the sysfs root, atomically as sysfs attributes read. */
   write(path: string, content: string): void;
   /** Creates a symlink at `path` (relative to the sysfs root) pointing at `target` verbatim. */
   link(path: string, target: string): void;
@@ -82,9 +82,14 @@ export function createSysfsFixture(): SysfsFixture {
       throw new Error(`${hostPath} is not under /dev`);
     return join(devRoot, relative);
   };
+  let writes = 0;
+  // A sysfs attribute is read whole, old or new, never half-written: the content goes into a file outside the
+  // tree first and is renamed over the attribute, so a plugin scanning meanwhile never reads it empty.
   const write = (path: string, content: string): void => {
     mkdirSync(posix.dirname(abs(path)), { recursive: true });
-    writeFileSync(abs(path), content);
+    const staged = join(base, `.write-${++writes}`);
+    writeFileSync(staged, content);
+    renameSync(staged, abs(path));
   };
   const link = (path: string, target: string): void => {
     mkdirSync(posix.dirname(abs(path)), { recursive: true });
