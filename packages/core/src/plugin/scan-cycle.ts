@@ -23,7 +23,10 @@ export interface ScanCycleOptions {
 export interface ScanCycle {
   /** Scans and applies the result; a failing step is logged (once while it keeps failing), never thrown. */
   run(): Promise<void>;
-  /** Whether the change probe of the last good scan reads differently now (true without a baseline). */
+  /**
+   * Whether the change probe of the last good scan reads differently now; true without a baseline, and once
+   * after a scan that brought a new probe (its baseline was read after the scan).
+   */
   changed(): boolean;
 }
 
@@ -46,12 +49,16 @@ export function createScanCycle(options: ScanCycleOptions): ScanCycle {
   let probe: ChangeProbe | undefined;
   let probeKey = '';
   let baseline: string | undefined;
+  // A baseline read after the scan it belongs to (a new probe): a change between the two would never be seen,
+  // so the next tick scans once more, with a baseline read before that scan.
+  let verify = false;
   const run = async (): Promise<void> => {
     let set: ResourceSet;
     let step = 'scan';
     // Read before the scan: when the scan leaves the probe as it was, a change during the scan is still seen.
     const before = probe === undefined ? undefined : readChangeProbe(host, probe);
     baseline = undefined;
+    verify = false;
     try {
       const scan = await definition.scan.run(ctx);
       step = 'resources';
@@ -67,8 +74,10 @@ export function createScanCycle(options: ScanCycleOptions): ScanCycle {
         await definition.hooks?.advertise?.(advertising, ctx);
       });
       warnings.report([...(advertised.warnings ?? []), ...cdiWarnings]);
-      if (next !== undefined)
-        baseline = nextKey === probeKey && before !== undefined ? before : readChangeProbe(host, next);
+      if (next !== undefined) {
+        verify = nextKey !== probeKey || before === undefined;
+        baseline = verify ? readChangeProbe(host, next) : before;
+      }
       probe = next;
       probeKey = nextKey;
       excluded.report((advertised.excluded ?? []).map((entry) => `${entry.path}: ${entry.reason}`));
@@ -84,6 +93,7 @@ export function createScanCycle(options: ScanCycleOptions): ScanCycle {
   };
   return {
     run,
-    changed: () => probe === undefined || baseline === undefined || readChangeProbe(host, probe) !== baseline,
+    changed: () =>
+      probe === undefined || baseline === undefined || verify || readChangeProbe(host, probe) !== baseline,
   };
 }

@@ -95,23 +95,51 @@ describe('servePlugin with a change probe', () => {
     const scans = (trigger: string) => metric(url, `kdp_scans_total{plugin="probed",trigger="${trigger}"}`);
     const unchanged = () => metric(url, 'kdp_change_probes_total{plugin="probed",outcome="unchanged"}');
 
+    // The first probe scans once more (its baseline was read after the first scan), then only probes run.
+    await eventually(unchanged, (n) => n >= 1, 'an unchanged probe');
+    expect(await scans('probe')).toBe(1);
     // Idle, and a change to a file nobody probes: probes run, no full scan does.
     const idleFrom = await unchanged();
     fixture.write('class/thing/b/other', 'ignored\n');
     await eventually(unchanged, (n) => n >= idleFrom + 10, 'unchanged probes');
-    expect(await scans('probe')).toBe(0);
+    expect(await scans('probe')).toBe(1);
     expect(await scans('start')).toBe(1);
 
     // A probed attribute: the one full scan it causes carries it to the kubelet.
     fixture.write('class/thing/b/state', 'down\n');
     await sim.until('example.com/thing', (s) => s.unhealthy.includes('b'));
-    expect(await scans('probe')).toBe(1);
+    expect(await scans('probe')).toBe(2);
     fixture.write('class/thing/c/state', 'up\n'); // a new directory entry in a probed listing
     await sim.until('example.com/thing', (s) => s.healthy.includes('c'));
     fixture.write('class/thing/b/state', 'up\n');
     await sim.until('example.com/thing', (s) => s.healthy.length === 3);
     expect(await scans('probe')).toBeGreaterThanOrEqual(3);
     expect(await scans('interval')).toBe(0);
+  }, 60_000);
+
+  it('sees a change that lands during the first scan, after the scan read it', async () => {
+    fixture.write('class/thing/a/state', 'up\n');
+    let scans = 0;
+    // The first scan reads `up`, then the device goes down before the scan returns (a driver loading or
+    // unloading while the plugin starts): the probe's first baseline already reads `down`.
+    const racing = definePlugin({
+      ...probed,
+      scan: {
+        ...probed.scan,
+        run: async (ctx) => {
+          const things = await probed.scan.run(ctx);
+          if (++scans === 1) fixture.write('class/thing/a/state', 'down\n');
+          return things;
+        },
+      },
+    });
+    run = startPluginRun(racing, [
+      'serve',
+      ...['--sysfs-root', fixture.root, '--dev-root', fixture.devRoot, '--device-plugin-dir', dp],
+    ]);
+    // Without a second look the device stays Healthy for good: nothing the probe reads changes any more.
+    await sim.until('example.com/thing', (s) => s.unhealthy.includes('a'));
+    expect(scans).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });
 
