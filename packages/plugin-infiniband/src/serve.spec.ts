@@ -122,8 +122,14 @@ describe('infiniband-device-plugin serve against kubelet-sim', () => {
       else mlx4.push(event.unhealthy.includes('0000:3b:00.0') ? 'Unhealthy' : 'absent');
     });
 
-    // Idle: the probe runs on every tick and finds nothing, so no full scan follows.
-    const idle = await scanCounts(url);
+    // Idle: the probe runs on every tick and finds nothing, so no full scan follows. Counted from its first
+    // unchanged reading: the first tick scans once more (the first probe's baseline was read after the scan).
+    let idle = await scanCounts(url);
+    for (let tries = 0; (idle['probes:unchanged'] ?? 0) === 0; tries++) {
+      if (tries > 300) throw new Error(`no unchanged probe: ${JSON.stringify(idle)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      idle = await scanCounts(url);
+    }
     for (let tries = 0; ; tries++) {
       const now = await scanCounts(url);
       if ((now['probes:unchanged'] ?? 0) >= (idle['probes:unchanged'] ?? 0) + 3) {
