@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
+import type * as Yaml from 'yaml';
 import { inClusterAccess, type KubeApiAccess } from './kube-api-access';
 
 /** Options for {@link loadKubeAccess}. */
@@ -36,6 +36,8 @@ export async function loadKubeAccess(options: LoadKubeAccessOptions = {}): Promi
   }
   const file = options.kubeconfig;
   const base = dirname(file);
+  // The YAML parser is loaded on this path only (a kubeconfig file), as for configuration files (load-config.ts).
+  const { parse } = require('yaml') as typeof Yaml;
   const config = parse(await readFile(file, 'utf8')) as Kubeconfig | null;
   const fail = (what: string): never => {
     throw new Error(`kubeconfig ${file}: ${what}`);
