@@ -2,13 +2,30 @@
 // Run by code-cache.mjs with the image's own Node, its environment and `--predictable` (V8's hash seed fixed:
 // the same bundle gives the same bytes; V8 does not check a cache against that option):
 //   node --predictable code-cache-producer.cjs BUNDLE OUT
-// Writes the V8 code cache of BUNDLE wrapped as app-main.cjs wraps it: what compiling it produces before it
-// runs (the top-level code's bytecode and the outline of every function in it).
+// Writes the V8 code cache of BUNDLE wrapped as app-main.cjs wraps it. It first runs the bundle's module
+// initialization, as `BUNDLE --version` (every kdp binary prints its version and exits), and writes the cache as
+// the process exits: the cache then holds the bytecode of every function that initialization ran, not only the
+// top-level code and the outline of the rest. Each module's body is otherwise compiled on its first call, a
+// sixth of a plugin's start to ready. Functions that only serving runs are still compiled when first called.
 const { readFileSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
+const v8 = require('node:v8');
 const { Script } = require('node:vm');
 
 const [bundle, out] = process.argv.slice(2);
 if (bundle === undefined || out === undefined) throw new Error('usage: code-cache-producer.cjs BUNDLE OUT');
-const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: '/app/bundle.js' });
-writeFileSync(out, script.createCachedData());
+const filename = '/app/bundle.js';
+const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename });
+// V8 accepts a cache only under the options it was made with. A bundle's first import changes some at run time
+// (@kdp/core/start: the optimizing compiler held, baseline code flushed); here they stay as the image starts.
+v8.setFlagsFromString = () => {};
+process.on('exit', (code) => {
+  if (code === 0) writeFileSync(out, script.createCachedData());
+  else console.error(`code-cache-producer: ${bundle} --version exited with ${code}; no cache written`);
+});
+process.argv = [process.execPath, filename, '--version'];
+const app = new Module(filename, module);
+app.filename = filename;
+script
+  .runInThisContext()
+  .call(app.exports, app.exports, Module.createRequire(filename), app, filename, '/app');

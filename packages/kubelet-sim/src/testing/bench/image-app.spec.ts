@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { brotliDecompressSync } from 'node:zlib';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +42,53 @@ describe('imageApp', () => {
     const main = imageApp(WORKSPACE, join(dir, 'main.js'), process.execPath);
     const env = { ...imageProcessEnv(WORKSPACE), NODE_OPTIONS: '--max-old-space-size=99' };
     expect(run(main, env)).toBe('ran bundle.js serve --x object\ncodeCache rejected\n');
+    writeFileSync(join(dir, 'image-app', 'bundle.cache'), 'not a brotli stream');
+    expect(run(main, imageProcessEnv(WORKSPACE))).toBe(
+      'ran bundle.js serve --x object\ncodeCache rejected\n',
+    );
     rmSync(join(dir, 'image-app', 'bundle.cache'));
     expect(run(main, imageProcessEnv(WORKSPACE))).toBe('ran bundle.js serve --x object\ncodeCache absent\n');
+  });
+
+  /** A bundle whose module initialization runs `init`, a function of 400 statements, or only defines it. */
+  const initBundle = (runsInit: boolean, header = ''): string => {
+    const body = Array.from(
+      { length: 400 },
+      (_, i) => `  globalThis.v${i} = (globalThis.v${i} ?? 0) + ${i};`,
+    );
+    const file = join(dir, runsInit ? 'runs.js' : 'defines.js');
+    const call = runsInit ? 'init();' : 'void init;';
+    writeFileSync(file, `#!/usr/bin/env node\n${header}function init() {\n${body.join('\n')}\n}\n${call}\n`);
+    return file;
+  };
+  const cacheBytes = (main: string): number =>
+    brotliDecompressSync(readFileSync(join(main, '..', 'bundle.cache'))).length;
+
+  it('takes the cache after the module initialization (`--version`): it holds the bytecode of what that ran', () => {
+    const defines = imageApp(WORKSPACE, initBundle(false), process.execPath);
+    const definedOnly = cacheBytes(defines);
+    rmSync(join(dir, 'image-app'), { recursive: true });
+    const runs = imageApp(WORKSPACE, initBundle(true), process.execPath);
+    // 400 statements of bytecode: about 20 kB more than `init`'s outline.
+    expect(cacheBytes(runs) - definedOnly).toBeGreaterThan(8_000);
+    expect(run(runs, imageProcessEnv(WORKSPACE))).toBe('codeCache accepted\n');
+  });
+
+  it("is accepted when the bundle's first import sets V8 options (@kdp/core/start), which the image starts without", () => {
+    const header = "require('node:v8').setFlagsFromString('--no-turbofan');\n";
+    const main = imageApp(WORKSPACE, initBundle(true, header), process.execPath);
+    expect(run(main, imageProcessEnv(WORKSPACE))).toBe('codeCache accepted\n');
+  });
+
+  it('fails the build when the bundle cannot initialize (`--version` exits non-zero)', () => {
+    const file = join(dir, 'broken.js');
+    writeFileSync(file, '#!/usr/bin/env node\nprocess.exitCode = 3;\n');
+    const script = join(WORKSPACE, 'tools', 'image', 'image-app.mjs');
+    const args = [script, '--node', process.execPath, file, join(dir, 'out')];
+    const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
+    expect({ status: result.status, stderr: result.stderr }).toEqual({
+      status: 1,
+      stderr: expect.stringMatching(/bundle\.js --version exited with 3; no cache written\n$/),
+    });
   });
 });
