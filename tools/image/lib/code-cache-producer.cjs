@@ -5,8 +5,8 @@
 // Writes the V8 code cache of BUNDLE wrapped as app-main.cjs wraps it. It first runs the bundle's module
 // initialization, as `BUNDLE --version` (every kdp binary prints its version and exits), and writes the cache as
 // the process exits: the cache then holds the bytecode of every function that initialization ran, not only the
-// top-level code and the outline of the rest. Each module's body is otherwise compiled on its first call, a
-// sixth of a plugin's start to ready. Functions that only serving runs are still compiled when first called.
+// top-level code and the outline of the rest, whose bodies (every CommonJS module's) V8 would otherwise compile at
+// each start. Functions that only serving runs are still compiled when first called.
 const { readFileSync, writeFileSync } = require('node:fs');
 const Module = require('node:module');
 const v8 = require('node:v8');
