@@ -18,7 +18,7 @@ const filename = '/app/bundle.js';
 const script = new Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename });
 // V8 accepts a cache only under the options it was made with. A bundle's first import changes some at run time
 // (@kdp/core/start: the optimizing compiler held, baseline code flushed); here they stay as the image starts.
-v8.setFlagsFromString = () => {};
+v8.setFlagsFromString = () => undefined;
 process.on('exit', (code) => {
   if (code === 0) writeFileSync(out, script.createCachedData());
   else console.error(`code-cache-producer: ${bundle} --version exited with ${code}; no cache written`);
