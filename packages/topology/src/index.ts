@@ -27,7 +27,7 @@ export { isPciAddress, parsePciAddress } from './pci/pci-address';
 export { nearestPciFunction, type PciAncestor } from './pci/nearest-pci-function';
 export type { PciAddress } from './pci/pci-address';
 export { readPciDevice } from './pci/read-pci-device';
-export type { NumaSource, PciDevice, PciDeviceRead, SriovInfo } from './pci/read-pci-device';
+export type { NumaSource, PciDevice, PciDeviceRead, PciIdentity, SriovInfo } from './pci/read-pci-device';
 export { enumeratePciDevices } from './pci/enumerate-pci-devices';
 export type { PciEnumeration, PciEnumerationOptions } from './pci/enumerate-pci-devices';
 // Used by the snippet of @kdp/core's author guide (packages/core/README.md), which e2e/docs type-checks.

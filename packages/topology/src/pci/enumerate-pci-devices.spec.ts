@@ -1,4 +1,4 @@
-import { createSysfs } from '../sysfs/create-sysfs';
+import { createSysfs, type Sysfs } from '../sysfs/create-sysfs';
 import { createSysfsFixture } from '../testing/sysfs-fixture';
 import type { SysfsFixture } from '../testing/sysfs-fixture';
 import { addTwoSocketMachine } from '../testing/two-socket-machine';
@@ -82,6 +82,23 @@ describe('enumeratePciDevices on a 2-socket machine with switches, SR-IOV and me
     expect(rank(gpu0, gpu2)).toBe('other-numa-node');
   });
 
+  it('reads in full only the functions `select` accepts, and opens nothing a directory lacks', async () => {
+    const opened: string[] = [];
+    const sysfs = recordingSysfs(createSysfs({ root: fixture.root }), opened);
+    const nvidia = await enumeratePciDevices(sysfs, { select: (pci) => pci.vendor === '0x10de' });
+    expect(nvidia.devices.map((d) => d.address)).toEqual(machine.gpus);
+    expect(nvidia.devices).toEqual(machine.gpus.map(get));
+    expect(nvidia.warnings).toEqual([]);
+    // A refused function: its vendor, class and driver link, nothing else, not even its listing.
+    const nvme = machine.nvme;
+    const nvmeReads = opened
+      .filter((path) => path.includes(`/${nvme}/`))
+      .map((path) => path.split('/').pop());
+    expect(nvmeReads.sort()).toEqual(['class', 'driver', 'vendor']);
+    // No function was asked for an attribute it does not have (the GPUs have no SR-IOV).
+    expect(opened.filter((path) => /\/(sriov_totalvfs|sriov_numvfs|physfn)$/.test(path))).toEqual([]);
+  });
+
   it('feeds the allocation policy', () => {
     expect(pciDeviceLocality(get(machine.nvme)).numaNodes).toEqual([1]);
     const locality = new Map(machine.gpus.map((a) => [a, pciDeviceLocality(get(a))]));
@@ -90,3 +107,27 @@ describe('enumeratePciDevices on a 2-socket machine with switches, SR-IOV and me
     ).toEqual(['0000:03:00.0', '0000:04:00.0']);
   });
 });
+
+/** `sysfs` with every path it is asked to read or follow recorded in `opened` (a listing of DIR as `DIR/*`). */
+function recordingSysfs(sysfs: Sysfs, opened: string[]): Sysfs {
+  const recorded =
+    <T>(read: (path: string) => Promise<T>) =>
+    (path: string): Promise<T> => {
+      opened.push(path);
+      return read(path);
+    };
+  return {
+    ...sysfs,
+    read: recorded(sysfs.read),
+    readInt: recorded(sysfs.readInt),
+    readHex: recorded(sysfs.readHex),
+    readCpuList: recorded(sysfs.readCpuList),
+    readCpuMask: recorded(sysfs.readCpuMask),
+    readLink: recorded(sysfs.readLink),
+    readLinkName: recorded(sysfs.readLinkName),
+    list: (path) => {
+      opened.push(`${path}/*`);
+      return sysfs.list(path);
+    },
+  };
+}

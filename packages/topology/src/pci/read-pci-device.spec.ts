@@ -42,8 +42,8 @@ describe('readPciDevice on broken sysfs', () => {
     expect(device?.iommuGroup).toBeUndefined();
     expect(warnings).toEqual([
       '0000:00:05.0: vendor is not hex ("")',
-      '0000:00:05.0: device is not hex ("zzzz")',
       '0000:00:05.0: class is not hex ("0xnothex")',
+      '0000:00:05.0: device is not hex ("zzzz")',
       '0000:00:05.0: numa_node is not a number ("garbage")',
       '0000:00:05.0: iommu_group link names "abc", not a number',
     ]);

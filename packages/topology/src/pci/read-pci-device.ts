@@ -53,6 +53,9 @@ export interface PciDevice {
   readonly pciePath: readonly string[];
 }
 
+/** What is read of every function before the rest: enough to tell whether a scan wants it. */
+export type PciIdentity = Pick<PciDevice, 'address' | 'vendor' | 'class' | 'driver'>;
+
 /** One device and what went wrong while reading it. */
 export interface PciDeviceRead {
   /** Undefined when the device had to be skipped (see warnings). */
@@ -60,11 +63,16 @@ export interface PciDeviceRead {
   readonly warnings: readonly string[];
 }
 
-/** Reads one PCI function; never throws. `numa` enables the local_cpulist fallback for numa_node -1. */
+/**
+ * Reads one PCI function; never throws. `numa` enables the local_cpulist fallback for numa_node -1. With `select`,
+ * only the function's vendor, class and driver are read first, and the rest only when `select` accepts them; a
+ * function it refuses reads as no device and no warning beyond those of the attributes read.
+ */
 export async function readPciDevice(
   sysfs: Sysfs,
   address: string,
   numa?: NumaTopology,
+  select?: (identity: PciIdentity) => boolean,
 ): Promise<PciDeviceRead> {
   const warnings: string[] = [];
   const where = `bus/pci/devices/${address}`;
@@ -73,41 +81,46 @@ export async function readPciDevice(
   if (!located.ok) return { warnings: [`${located.message}; device skipped`] };
   const dir = located.path;
   try {
-    const hexAttribute = async (name: string, digits: number): Promise<{ value?: string; bad?: string }> => {
-      const text = await sysfs.read(`${dir}/${name}`);
-      if (text === undefined) return {};
-      const value = parseSysfsHex(text);
-      return value === undefined ? { bad: text } : { value: formatSysfsHex(value, digits) };
+    // Warnings are added after the reads finish, in attribute order, so that they come out deterministic.
+    const hexAttributes = async (
+      names: readonly string[],
+      digits: readonly number[],
+      has: (name: string) => boolean,
+    ): Promise<(string | undefined)[]> => {
+      const texts = await Promise.all(
+        names.map((name) => (has(name) ? sysfs.read(`${dir}/${name}`) : undefined)),
+      );
+      return texts.map((text, i) => {
+        if (text === undefined) return undefined;
+        const value = parseSysfsHex(text);
+        if (value === undefined) warnings.push(`${address}: ${names[i]} is not hex ("${text.slice(0, 40)}")`);
+        return value === undefined ? undefined : formatSysfsHex(value, digits[i] as number);
+      });
     };
-    const hexNames = [
-      'vendor',
-      'device',
-      'subsystem_vendor',
-      'subsystem_device',
-      'class',
-      'revision',
-    ] as const;
-    const hexDigits = [4, 4, 4, 4, 6, 2];
-    const hexResults = await Promise.all(
-      hexNames.map((name, i) => hexAttribute(name, hexDigits[i] as number)),
+    // The identity first, read directly: what `select` decides on.
+    const [vendor, klass] = await hexAttributes(['vendor', 'class'], [4, 6], () => true);
+    const driver = await sysfs.readLinkName(`${dir}/driver`);
+    if (select !== undefined && !select({ address, ...defined({ vendor, class: klass, driver }) }))
+      return { warnings };
+    // Then the listing, so that what the function lacks (sriov_* and physfn on most) is not opened: no failed
+    // syscall, nor the error Node builds for it.
+    const entries = await sysfs.list(dir);
+    const present = new Set(entries);
+    const has = (name: string): boolean => present.has(name);
+    const when = <T>(name: string, read: (path: string) => Promise<T | undefined>): Promise<T | undefined> =>
+      has(name) ? read(`${dir}/${name}`) : Promise.resolve(undefined);
+    const [device, subsystemVendor, subsystemDevice, revision] = await hexAttributes(
+      ['device', 'subsystem_vendor', 'subsystem_device', 'revision'],
+      [4, 4, 4, 2],
+      has,
     );
-    // Warnings are added after all reads finish, in attribute order, so that they come out deterministic.
-    const [vendor, device, subsystemVendor, subsystemDevice, klass, revision] = hexResults.map(
-      (result, i) => {
-        if (result.bad !== undefined)
-          warnings.push(`${address}: ${hexNames[i]} is not hex ("${result.bad.slice(0, 40)}")`);
-        return result.value;
-      },
-    );
-    const [driver, numaText, localCpus, iommuName, totalVfs, numVfs, physfn, entries] = await Promise.all([
-      sysfs.readLinkName(`${dir}/driver`),
-      sysfs.read(`${dir}/numa_node`),
-      sysfs.readCpuList(`${dir}/local_cpulist`),
-      sysfs.readLinkName(`${dir}/iommu_group`),
-      sysfs.readInt(`${dir}/sriov_totalvfs`),
-      sysfs.readInt(`${dir}/sriov_numvfs`),
-      sysfs.readLinkName(`${dir}/physfn`),
-      sysfs.list(dir),
+    const [numaText, localCpus, iommuName, totalVfs, numVfs, physfn] = await Promise.all([
+      when('numa_node', sysfs.read),
+      when('local_cpulist', sysfs.readCpuList),
+      when('iommu_group', sysfs.readLinkName),
+      when('sriov_totalvfs', sysfs.readInt),
+      when('sriov_numvfs', sysfs.readInt),
+      when('physfn', sysfs.readLinkName),
     ]);
     const { numaNode, numaSource } = chooseNumaNode(address, numaText, localCpus, numa, warnings);
     const iommuGroup = iommuName === undefined ? undefined : parseSysfsInt(iommuName);
