@@ -1,4 +1,4 @@
-import { enumeratePciDevices, type Host, type PciDevice } from '@kdp/topology';
+import { enumeratePciDevices, type Host, type PciIdentity } from '@kdp/topology';
 import type { Gpu, GpuScan } from './gpu';
 import type { ScanContext } from './scan-context';
 import { scanAmdGpus } from './scan-amd';
@@ -16,21 +16,22 @@ const ACCELERATOR_CLASS = /^0x1200/;
  * Whether a PCI function is a GPU candidate: a display controller of one of the three vendors, an AMD processing
  * accelerator (class 0x1200, listed under `excluded` when amdgpu is not bound), or any function bound to amdgpu.
  */
-export function isGpuCandidate(pci: PciDevice): boolean {
+export function isGpuCandidate(pci: PciIdentity): boolean {
   if (pci.driver === 'amdgpu') return true;
   if (pci.vendor === undefined || !VENDORS.has(pci.vendor) || pci.class === undefined) return false;
   return GPU_CLASS.test(pci.class) || (pci.vendor === AMD && ACCELERATOR_CLASS.test(pci.class));
 }
 
 /** AMD's: by vendor, or any function bound to amdgpu. */
-const isAmd = (pci: PciDevice): boolean => pci.vendor === AMD || pci.driver === 'amdgpu';
+const isAmd = (pci: PciIdentity): boolean => pci.vendor === AMD || pci.driver === 'amdgpu';
 
 /** One scan of the machine: every GPU candidate becomes GPUs (with health problems) or an `excluded` entry. */
 export async function scanGpus(host: Host): Promise<GpuScan> {
   const ctx: ScanContext = { ...host, excluded: [], warnings: [], procfsDirs: [] };
-  const pci = await enumeratePciDevices(host.sysfs);
+  // Only candidates are read in full: a server's hundreds of other functions cost their vendor, class and driver.
+  const pci = await enumeratePciDevices(host.sysfs, { select: isGpuCandidate });
   ctx.warnings.push(...pci.warnings);
-  const candidates = pci.devices.filter(isGpuCandidate);
+  const candidates = pci.devices;
   const vendors = new Set(candidates.map((c) => c.vendor));
   const migMinors = vendors.has('0x10de') ? await readMigMinors(ctx) : undefined;
   const gpus: Gpu[] = [];
