@@ -1,6 +1,6 @@
 import type { ExcludedDevice } from '@kdp/core/plugin';
-import { enumeratePciDevices, type Host } from '@kdp/topology';
-import { scanAmdCards, type AmdCard } from './scan-amd-cards';
+import { enumeratePciDevices, type Host, type PciIdentity } from '@kdp/topology';
+import { AMD_FPGA_VENDORS, scanAmdCards, type AmdCard } from './scan-amd-cards';
 import { scanIntelPorts, type IntelPort } from './scan-intel-ports';
 
 /** Everything one scan found: Intel ports, AMD cards, candidates left out and why, and warnings. */
@@ -16,12 +16,17 @@ export interface FpgaScan {
 /** PCI class of processing accelerators, which Intel's FPGA functions carry. */
 const ACCELERATOR_CLASS = '0x120000';
 
+/** The PCI functions a scan reads in full: Intel accelerators and the AMD/Xilinx cards' vendors. */
+const isFpgaCandidate = (pci: PciIdentity): boolean =>
+  (pci.vendor === '0x8086' && pci.class === ACCELERATOR_CLASS) ||
+  (pci.vendor !== undefined && AMD_FPGA_VENDORS.includes(pci.vendor));
+
 /**
  * One full scan through the confined host: Intel DFL and OPAE ports, AMD/Xilinx cards, and every Intel
  * accelerator-class PCI function that no DFL/OPAE container claimed (listed in `excluded`). Never throws.
  */
 export async function scanFpgas(host: Host): Promise<FpgaScan> {
-  const pci = await enumeratePciDevices(host.sysfs);
+  const pci = await enumeratePciDevices(host.sysfs, { select: isFpgaCandidate });
   const [intel, amd] = await Promise.all([scanIntelPorts(host, pci.numa), scanAmdCards(host, pci.devices)]);
   const unclaimed = pci.devices
     .filter((d) => d.vendor === '0x8086' && d.class === ACCELERATOR_CLASS && !intel.claimed.has(d.address))
