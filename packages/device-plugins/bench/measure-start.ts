@@ -14,8 +14,8 @@ export interface StartTarget {
   readonly node?: string;
   /** The built bundle (`dist/main.js`). */
   readonly bundle: string;
-  /** `serve` and its flags, less `--device-plugin-dir`. */
-  readonly args: readonly string[];
+  /** Its arguments, given the kubelet's device-plugin directory (kdp's: `serve`, flags, `--device-plugin-dir DIR`). */
+  readonly args: (devicePluginDir: string) => readonly string[];
   /** The plugin's whole environment (the image's `Env`, `imageProcessEnv`); nothing of the bench's is added. */
   readonly env: Readonly<Record<string, string>>;
   /** Every resource it registers: ready once each has sent its first ListAndWatch message. */
@@ -78,14 +78,10 @@ export async function measureStart(target: StartTarget, options: MeasureStartOpt
       sim.events.on('event', onEvent);
     });
     const spawnedAt = performance.now();
-    const child = spawn(
-      target.node ?? process.execPath,
-      [target.bundle, ...target.args, '--device-plugin-dir', sim.dir],
-      {
-        stdio: ['ignore', log, log],
-        env: target.env,
-      },
-    );
+    const child = spawn(target.node ?? process.execPath, [target.bundle, ...target.args(sim.dir)], {
+      stdio: ['ignore', log, log],
+      env: target.env,
+    });
     try {
       const exited = new Promise<never>((_, reject) =>
         child.once('exit', () => reject(new Error(`${target.title}: exited (log: ${logFile})`))),

@@ -3,7 +3,8 @@
 // device IDs it is given, all healthy, registers on kubelet.sock, and serves and registers again whenever
 // kubelet.sock is created anew (a kubelet restart deletes every plugin socket). Allocate answers each container
 // request with NVIDIA_VISIBLE_DEVICES and one device node per device (`/dev/nvidia<position>`).
-// Usage: node naive-device-plugin.js DIR RESOURCE ID…
+// Usage: node naive-device-plugin.js DIR RESOURCE ID…; `--version` prints its name and exits, as every kdp binary
+// does, so that the image's code cache can be taken of it too (tools/image/image-app.mjs runs a bundle with it).
 import { existsSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { credentials, Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
@@ -18,6 +19,11 @@ import {
   type Empty,
   type ListAndWatchResponse,
 } from '@kdp/api';
+
+if (process.argv[2] === '--version') {
+  process.stdout.write('naive-device-plugin\n');
+  process.exit(0);
+}
 
 const [dir = '', resource = 'kdp.bench/naive-gpu', ...ids] = process.argv.slice(2);
 const endpoint = 'naive-gpu.sock';

@@ -17,6 +17,10 @@ export interface BundleEntryOptions {
   readonly outfile?: string;
   /** Packages left out of the bundle, e.g. native addons; then `outfile` must sit where `require` finds them. */
   readonly external?: readonly string[];
+  /** Minified with names kept, as the binaries' bundles are (their `build` targets); default false. */
+  readonly minify?: boolean;
+  /** Packages replaced by files, as the binaries' `--alias` (e.g. `@grpc/proto-loader` → core's stand-in). */
+  readonly alias?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -37,6 +41,8 @@ export function bundleEntry(entry: string, options: BundleEntryOptions = {}): En
     conditions: ['@kdp/source'],
     banner: { js: '#!/usr/bin/env node' },
     external: [...(options.external ?? [])],
+    ...(options.minify === true ? { minify: true, keepNames: true } : {}),
+    ...(options.alias !== undefined ? { alias: { ...options.alias } } : {}),
     outfile: path,
     logLevel: 'warning',
   });
