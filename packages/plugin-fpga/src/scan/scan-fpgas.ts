@@ -16,10 +16,13 @@ export interface FpgaScan {
 /** PCI class of processing accelerators, which Intel's FPGA functions carry. */
 const ACCELERATOR_CLASS = '0x120000';
 
+/** An Intel accelerator-class function: a DFL/OPAE port's device, or one left `excluded` when none claims it. */
+const isIntelAccelerator = (pci: PciIdentity): boolean =>
+  pci.vendor === '0x8086' && pci.class === ACCELERATOR_CLASS;
+
 /** The PCI functions a scan reads in full: Intel accelerators and the AMD/Xilinx cards' vendors. */
 const isFpgaCandidate = (pci: PciIdentity): boolean =>
-  (pci.vendor === '0x8086' && pci.class === ACCELERATOR_CLASS) ||
-  (pci.vendor !== undefined && AMD_FPGA_VENDORS.includes(pci.vendor));
+  isIntelAccelerator(pci) || (pci.vendor !== undefined && AMD_FPGA_VENDORS.includes(pci.vendor));
 
 /**
  * One full scan through the confined host: Intel DFL and OPAE ports, AMD/Xilinx cards, and every Intel
@@ -29,7 +32,7 @@ export async function scanFpgas(host: Host): Promise<FpgaScan> {
   const pci = await enumeratePciDevices(host.sysfs, { select: isFpgaCandidate });
   const [intel, amd] = await Promise.all([scanIntelPorts(host, pci.numa), scanAmdCards(host, pci.devices)]);
   const unclaimed = pci.devices
-    .filter((d) => d.vendor === '0x8086' && d.class === ACCELERATOR_CLASS && !intel.claimed.has(d.address))
+    .filter((d) => isIntelAccelerator(d) && !intel.claimed.has(d.address))
     .map((d) => ({
       path: `/sys/bus/pci/devices/${d.address}`,
       reason: `Intel accelerator ${d.vendor}:${d.device ?? '?'} (driver ${d.driver ?? 'none'}) has no DFL fpga_region or OPAE intel-fpga-dev container`,
